@@ -1,0 +1,1 @@
+"""Platform adapters; each registers an `AdapterPlugin` under `askbridge.adapters` in pyproject.toml."""

@@ -1,0 +1,25 @@
+"""The web Control UI surface (`web`)."""
+
+from __future__ import annotations
+
+from adapters.web.adapter import WebAdapter
+from adapters.web.config import WebConfig
+from bridge import AdapterContext, AdapterPlugin, ConfigError
+
+
+def create(ctx: AdapterContext) -> WebAdapter | None:
+    config = WebConfig.model_validate(ctx.config.section("web") or {})
+    if not config.enabled:
+        return None
+    token = ctx.env.get(config.token_env, "")
+    if not token:
+        raise ConfigError(
+            f"The web UI reads its token from ${config.token_env}, which is not set; export a "
+            "long random string there, or set [web] enabled = false."
+        )
+    return WebAdapter(token)
+
+
+plugin = AdapterPlugin(platform="web", create=create, sections=())
+
+__all__ = ["WebAdapter", "plugin"]

@@ -1,0 +1,130 @@
+"""The webhook text channel: prompts POSTed signed to a gateway, replies taken at /v1/channels/webhook."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import httpx
+import structlog
+from pydantic import ValidationError
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import BaseRoute, Route
+
+from adapters.webhook.config import WebhookChannelConfig
+from adapters.webhook.inbound import InboundText, to_event
+from adapters.webhook.render import console_block, prompt_payload, status_payload
+from bridge import (
+    SIGNATURE_HEADER,
+    Capabilities,
+    Delivery,
+    DeliveryError,
+    Finalization,
+    InboundSink,
+    MessageRef,
+    Prompt,
+    SurfaceId,
+    sign,
+    surface_target,
+    verify_signature,
+)
+
+log = structlog.get_logger("askbridge.webhook")
+RETRY_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
+
+
+def _error(status: int, code: str, msg: str, loc: str = "body") -> JSONResponse:
+    return JSONResponse({"error": code, "details": [{"loc": loc, "msg": msg}]}, status_code=status)
+
+
+class WebhookAdapter:
+    platform = "webhook"
+
+    def __init__(self, channels: dict[str, WebhookChannelConfig], secrets: dict[str, str],
+                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+        self.channels = channels
+        self.secrets = secrets
+        self._sink: InboundSink | None = None
+        self._http = httpx.AsyncClient(transport=transport, trust_env=False)
+
+    def capabilities(self, surface: SurfaceId) -> Capabilities:
+        channel = self.channels.get(self._split(surface)[0])
+        return Capabilities(reply_to=True, max_len=channel.max_len if channel else 4000)
+
+    def routes(self) -> Sequence[BaseRoute]:
+        return [Route("/v1/channels/webhook/{name}", self._inbound, methods=["POST"])]
+
+    async def start(self, sink: InboundSink) -> None:
+        self._sink = sink
+
+    async def stop(self) -> None:
+        await self._http.aclose()
+
+    @staticmethod
+    def _split(surface: SurfaceId) -> tuple[str, str]:
+        name, _, conversation = surface_target(surface).partition(":")
+        return name, conversation
+
+    async def deliver(self, surface: SurfaceId, prompt: Prompt) -> MessageRef | None:
+        name, conversation = self._split(surface)
+        if name not in self.channels or not conversation:
+            raise DeliveryError(f"no webhook channel {name!r} is configured for {surface}")
+        payload = prompt_payload(conversation, prompt)
+        await self._send(name, conversation, payload)
+        return MessageRef(prompt.question_id)
+
+    async def finalize(self, delivery: Delivery, final: Finalization) -> None:
+        name, conversation = self._split(delivery.surface)
+        await self._send(name, conversation, status_payload(conversation, final))
+
+    async def _send(self, name: str, conversation: str, payload: dict[str, Any]) -> None:
+        channel = self.channels[name]
+        if channel.url is None:
+            sys.stdout.write(console_block(conversation, payload))
+            sys.stdout.flush()
+            return
+        body = json.dumps(payload).encode()
+        headers = {"content-type": "application/json",
+                   SIGNATURE_HEADER: sign(self.secrets[name], body)}
+        problem = "no attempt made"
+        for attempt in range(channel.attempts):
+            if attempt:
+                await asyncio.sleep(min(0.25 * 2 ** attempt, 4.0))
+            try:
+                response = await self._http.post(channel.url, content=body, headers=headers,
+                                                 timeout=channel.timeout_seconds)
+            except httpx.HTTPError as exc:
+                problem = f"the gateway could not be reached ({type(exc).__name__})"
+                continue
+            if response.status_code < 300:
+                return
+            problem = f"the gateway answered HTTP {response.status_code}"
+            if response.status_code not in RETRY_STATUSES:
+                break
+        log.warning("webhook_send_failed", channel=name, kind=payload["kind"], error=problem)
+        raise DeliveryError(problem)
+
+    async def _inbound(self, request: Request) -> JSONResponse:
+        name = request.path_params["name"]
+        channel = self.channels.get(name)
+        if channel is None:
+            return _error(404, "not_found", f"There is no webhook channel {name!r}.", "path")
+        body = await request.body()
+        if not verify_signature(self.secrets[name], body, request.headers.get(SIGNATURE_HEADER)):
+            log.warning("webhook_signature_refused", channel=name)
+            return _error(401, "bad_signature", f"Sign the body with the channel secret: "
+                          f"{SIGNATURE_HEADER}: sha256=<hex HMAC-SHA256 of the body>.", "header")
+        try:
+            message = InboundText.model_validate_json(body)
+        except ValidationError as exc:
+            details = [{"loc": ".".join(str(p) for p in e["loc"]) or "body", "msg": e["msg"]}
+                       for e in exc.errors()]
+            return JSONResponse({"error": "invalid_request", "details": details}, status_code=422)
+        if self._sink is None:
+            return _error(503, "starting", "askbridge is starting; try again in a moment.")
+        reply = await self._sink.text_received(to_event(name, message, channel.answerers))
+        return JSONResponse({"accepted": reply.accepted, "reply": reply.text or ""})

@@ -1,0 +1,108 @@
+"""The composition root: config → store, adapters, broker, HTTP app; started and stopped as one."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import structlog
+
+from bridge.broker import Broker
+from bridge.config import BridgeConfig, ConfigError
+from bridge.inbox import Inbox
+from bridge.plugins import discover
+from bridge.store import SqliteStore, Store
+from bridge.types import Adapter, AdapterContext, AdapterPlugin, surface_platform
+
+log = structlog.get_logger("askbridge.app")
+
+
+def make_store(config: BridgeConfig) -> Store:
+    if config.store.url:
+        raise ConfigError(
+            "store.url (PostgreSQL) is not available in this version; remove it and use "
+            "store.path for the embedded SQLite store."
+        )
+    return SqliteStore(config.store_path)
+
+
+def make_adapters(
+    config: BridgeConfig, env: Mapping[str, str], plugins: Sequence[AdapterPlugin]
+) -> dict[str, Adapter]:
+    """Build every configured adapter; reject config tables no adapter owns."""
+    owned = {section for p in plugins for section in p.sections}
+    unknown = [s for s in config.extra_sections() if s not in owned]
+    if unknown:
+        raise ConfigError(
+            f"Unknown config section(s): {', '.join(unknown)}. Known adapter sections: "
+            f"{', '.join(sorted(owned)) or 'none'}."
+        )
+    ctx = AdapterContext(config=config, env=env, base_url=config.base_url)
+    adapters: dict[str, Adapter] = {}
+    for plugin in plugins:
+        adapter = plugin.create(ctx)
+        if adapter is not None:
+            adapters[plugin.platform] = adapter
+    for agent in config.agents:
+        for surface in agent.surfaces:
+            if surface_platform(surface) not in adapters:
+                raise ConfigError(
+                    f"Agent {agent.name!r} lists surface {surface!r}, but no "
+                    f"{surface_platform(surface)} adapter is configured; add its section or "
+                    "remove the surface."
+                )
+    return adapters
+
+
+@dataclass
+class Bridge:
+    """Everything one `askbridge serve` process runs."""
+
+    config: BridgeConfig
+    env: Mapping[str, str]
+    store: Store
+    broker: Broker
+    inbox: Inbox
+    adapters: dict[str, Adapter] = field(default_factory=dict)
+    started: bool = False
+
+    @classmethod
+    def build(
+        cls,
+        config: BridgeConfig,
+        env: Mapping[str, str],
+        plugins: Sequence[AdapterPlugin] | None = None,
+    ) -> Bridge:
+        if not config.agents:
+            raise ConfigError("Add at least one [[agents]] entry (name, token_env, role, surfaces).")
+        for agent in config.agents:
+            if not env.get(agent.token_env):
+                raise ConfigError(
+                    f"Agent {agent.name!r} reads its token from ${agent.token_env}, which is not "
+                    "set; export it (any long random string) and start again."
+                )
+        store = make_store(config)
+        adapters = make_adapters(config, env, discover() if plugins is None else plugins)
+        broker = Broker(store, adapters, {a.name: a for a in config.agents})
+        return cls(config, env, store, broker, Inbox(broker), adapters)
+
+    async def start(self) -> None:
+        await self.store.open()
+        await self.broker.start()
+        for name, adapter in self.adapters.items():
+            await adapter.start(self.inbox)
+            log.info("adapter_started", platform=name)
+        self.started = True
+
+    async def stop(self) -> None:
+        if not self.started:
+            return
+        self.started = False
+        for name, adapter in self.adapters.items():
+            try:
+                await asyncio.wait_for(adapter.stop(), 10)
+            except Exception as exc:
+                log.warning("adapter_stop_failed", platform=name, error=type(exc).__name__)
+        await self.broker.stop()
+        await self.store.close()

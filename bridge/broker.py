@@ -1,0 +1,272 @@
+"""The broker: asks go out to every surface, the first valid answer wins, every delivery is finalized."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import Coroutine, Mapping
+from typing import Any
+
+import structlog
+
+from bridge.config import AgentConfig
+from bridge.contract import AskRequest, AskResult
+from bridge.errors import Conflict, Forbidden, NotFound
+from bridge.rendering import build_prompt, final_kind, status_line, summary
+from bridge.store.records import (
+    AnsweredBy,
+    DeliveryRecord,
+    PendingConflict,
+    QuestionRecord,
+    Resolution,
+    Store,
+    now_ms,
+)
+from bridge.types import (
+    Adapter,
+    AgentName,
+    Delivery,
+    DeliveryError,
+    Finalization,
+    MessageRef,
+    QuestionId,
+    SessionKey,
+    SurfaceId,
+    surface_platform,
+)
+
+log = structlog.get_logger("askbridge.broker")
+_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"
+
+
+def new_question_id() -> QuestionId:
+    return QuestionId("q_" + "".join(secrets.choice(_ALPHABET) for _ in range(16)))
+
+
+class Broker:
+    """Owns question lifecycles; adapters are reached only through the `Adapter` contract."""
+
+    def __init__(
+        self,
+        store: Store,
+        adapters: Mapping[str, Adapter],
+        agents: Mapping[str, AgentConfig],
+        *,
+        delivery_timeout: float = 30.0,
+        finalize_timeout: float = 30.0,
+    ) -> None:
+        self.store = store
+        self.adapters = dict(adapters)
+        self.agents = dict(agents)
+        self.delivery_timeout = delivery_timeout
+        self.finalize_timeout = finalize_timeout
+        self._timers: dict[QuestionId, asyncio.TimerHandle] = {}
+        self._waiters: dict[QuestionId, asyncio.Event] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._locks: dict[QuestionId, asyncio.Lock] = {}
+
+    # lifecycle ---------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Recover after a restart: re-arm deadlines, expire overdue, finish interrupted work."""
+        pending = await self.store.pending_questions()
+        now = now_ms()
+        for record in pending:
+            if record.expires_at <= now:
+                await self.expire(record.id)
+                continue
+            self._arm(record)
+            for d in await self.store.deliveries(record.id):
+                if d.state == "sending":
+                    self._spawn(self._deliver(record, d.surface, resend=True))
+        for d in await self.store.unfinalized():
+            self._spawn(self._finalize_one(d))
+        log.info("broker_started", pending=len(pending))
+
+    async def stop(self) -> None:
+        """Leave pending questions pending; wait briefly for in-flight sends and edits."""
+        for handle in self._timers.values():
+            handle.cancel()
+        self._timers.clear()
+        if self._tasks:
+            await asyncio.wait(set(self._tasks), timeout=5)
+        for task in set(self._tasks):
+            task.cancel()
+
+    def _spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    def lock(self, question_id: QuestionId) -> asyncio.Lock:
+        return self._locks.setdefault(question_id, asyncio.Lock())
+
+    # asking ------------------------------------------------------------------------------
+
+    def agent(self, name: str) -> AgentConfig:
+        agent = self.agents.get(name)
+        if agent is None:
+            raise NotFound(f"There is no agent named {name!r}.")
+        return agent
+
+    async def ask(self, agent_name: str, session: str, request: AskRequest) -> QuestionRecord:
+        """Store the question with its deliveries, then send to every surface in the background."""
+        agent = self.agent(agent_name)
+        if agent.role != "main":
+            raise Forbidden(
+                "ask_user is only for main sessions; this agent is a subagent. Continue with "
+                "your best judgment, or report the open decision to the main agent."
+            )
+        created = now_ms()
+        record = QuestionRecord(
+            id=new_question_id(),
+            agent=AgentName(agent.name),
+            session=SessionKey(session),
+            request=request,
+            status="pending",
+            created_at=created,
+            expires_at=created + request.timeout_seconds * 1000,
+        )
+        surfaces = [SurfaceId(s) for s in dict.fromkeys(agent.surfaces)]
+        try:
+            await self.store.create_question(record, surfaces)
+        except PendingConflict:
+            raise Conflict(
+                f"A question is already pending in session {session!r}; wait for its result "
+                "(or cancel it) before asking another."
+            ) from None
+        self._waiters.setdefault(record.id, asyncio.Event())
+        self._arm(record)
+        log.info("question_created", question_id=record.id, agent=agent.name, session=session,
+                 surfaces=len(surfaces))
+        self._spawn(self._deliver_all(record, surfaces))
+        return record
+
+    async def _deliver_all(self, record: QuestionRecord, surfaces: list[SurfaceId]) -> None:
+        results = await asyncio.gather(*(self._deliver(record, s) for s in surfaces))
+        if not any(results):
+            await self._resolve(record.id, AskResult.no_answer("undelivered"), None)
+
+    async def _deliver(self, record: QuestionRecord, surface: SurfaceId, resend: bool = False) -> bool:
+        adapter = self.adapters.get(surface_platform(surface))
+        if adapter is None:
+            await self._delivery_failed(record, surface, f"no {surface_platform(surface)} "
+                                        "adapter is configured for this surface")
+            return False
+        prompt = build_prompt(record, adapter.capabilities(surface).buttons)
+        try:
+            ref = await asyncio.wait_for(adapter.deliver(surface, prompt), self.delivery_timeout)
+        except DeliveryError as exc:
+            await self._delivery_failed(record, surface, str(exc))
+            return False
+        except TimeoutError:
+            await self._delivery_failed(record, surface, "the platform did not answer in time")
+            return False
+        except Exception as exc:  # an adapter bug must not stop the other surfaces
+            log.exception("delivery_crashed", question_id=record.id, surface=surface)
+            await self._delivery_failed(record, surface, f"unexpected {type(exc).__name__}")
+            return False
+        await self.store.set_delivery(record.id, surface, "delivered", ref)
+        log.info("question_delivered", question_id=record.id, surface=surface, resend=resend)
+        current = await self.store.get_question(record.id)
+        if current is not None and not current.pending:
+            await self._finalize_one(DeliveryRecord(record.id, surface, "delivered", ref))
+        return True
+
+    async def _delivery_failed(self, record: QuestionRecord, surface: SurfaceId, why: str) -> None:
+        await self.store.set_delivery(record.id, surface, "failed", None, why)
+        log.warning("delivery_failed", question_id=record.id, surface=surface, error=why)
+
+    # waiting and ending ------------------------------------------------------------------
+
+    async def get(self, question_id: QuestionId) -> QuestionRecord:
+        record = await self.store.get_question(question_id)
+        if record is None:
+            raise NotFound(f"There is no question {question_id!r}.")
+        return record
+
+    async def wait(self, question_id: QuestionId, timeout: float | None) -> QuestionRecord:
+        """The question once terminal, or as it stands when `timeout` seconds pass."""
+        record = await self.get(question_id)
+        if not record.pending:
+            return record
+        event = self._waiters.setdefault(question_id, asyncio.Event())
+        try:
+            await asyncio.wait_for(event.wait(), timeout)
+        except TimeoutError:
+            pass
+        return await self.get(question_id)
+
+    async def cancel(self, question_id: QuestionId) -> QuestionRecord:
+        """Cancel a pending question; an answer that already won stays the answer."""
+        await self._resolve(question_id, AskResult.no_answer("cancelled"), None)
+        return await self.get(question_id)
+
+    async def expire(self, question_id: QuestionId) -> None:
+        await self._resolve(question_id, AskResult.no_answer("expired"), None)
+
+    def _arm(self, record: QuestionRecord) -> None:
+        loop = asyncio.get_running_loop()
+        delay = max(0.0, (record.expires_at - now_ms()) / 1000)
+        self._timers[record.id] = loop.call_later(
+            delay, lambda: self._spawn(self.expire(record.id))
+        )
+
+    async def resolve(
+        self, question_id: QuestionId, result: AskResult, by: AnsweredBy | None
+    ) -> bool:
+        """Compare-and-set the question to `result`; True for the one caller that won."""
+        return await self._resolve(question_id, result, by)
+
+    async def _resolve(
+        self, question_id: QuestionId, result: AskResult, by: AnsweredBy | None
+    ) -> bool:
+        record = await self.store.get_question(question_id)
+        if record is None or not record.pending:
+            return False
+        questions = list(record.request.questions)
+        won = await self.store.resolve(
+            question_id, Resolution(result, summary(result, questions), now_ms(), by)
+        )
+        if not won:
+            return False
+        handle = self._timers.pop(question_id, None)
+        if handle:
+            handle.cancel()
+        self._waiters.pop(question_id, asyncio.Event()).set()
+        self._locks.pop(question_id, None)
+        log.info("question_resolved", question_id=question_id, status=result.status,
+                 reason=result.reason, surface=by.surface if by else None)
+        self._spawn(self._finalize_all(question_id))
+        return True
+
+    async def _finalize_all(self, question_id: QuestionId) -> None:
+        deliveries = await self.store.deliveries(question_id)
+        await asyncio.gather(
+            *(self._finalize_one(d) for d in deliveries if d.state == "delivered")
+        )
+
+    async def _finalize_one(self, delivery: DeliveryRecord) -> None:
+        record = await self.store.get_question(delivery.question_id)
+        adapter = self.adapters.get(surface_platform(delivery.surface))
+        if record is None or record.result is None or adapter is None:
+            return
+        if not await self.store.mark_finalized(delivery.question_id, delivery.surface):
+            return
+        result = record.result
+        final = Finalization(
+            kind=final_kind(result),
+            status_line=status_line(result, list(record.request.questions)),
+            prompt=build_prompt(record, adapter.capabilities(delivery.surface).buttons),
+            answered_on=record.answered_by.surface if record.answered_by else None,
+        )
+        target = Delivery(delivery.question_id, delivery.surface,
+                          MessageRef(delivery.message_ref) if delivery.message_ref else None)
+        try:
+            await asyncio.wait_for(adapter.finalize(target, final), self.finalize_timeout)
+            log.info("delivery_finalized", question_id=delivery.question_id,
+                     surface=delivery.surface, kind=final.kind)
+        except Exception as exc:
+            log.warning("finalize_failed", question_id=delivery.question_id,
+                        surface=delivery.surface, error=type(exc).__name__)

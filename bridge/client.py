@@ -1,0 +1,132 @@
+"""`AskClient`: the Python client for the HTTP API (`await client.ask_user(questions=[…])`)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import httpx
+
+from bridge.config import load_credentials
+from bridge.contract import AskRequest, AskResult
+
+DEFAULT_URL = "http://127.0.0.1:8765"
+
+
+class AskError(Exception):
+    """The server refused the call; `status` is the HTTP status, `details` its `{loc, msg}` list."""
+
+    def __init__(self, status: int, code: str, details: list[dict[str, str]]) -> None:
+        self.status = status
+        self.code = code
+        self.details = details
+        text = "; ".join(f"{d.get('loc', 'body')}: {d.get('msg', '')}" for d in details)
+        super().__init__(f"{status} {code}: {text}")
+
+
+def default_token(data_dir: str = ".askbridge") -> str | None:
+    """ASKBRIDGE_TOKEN, else the embedded defaults' stored agent token (when run beside them)."""
+    token = os.environ.get("ASKBRIDGE_TOKEN")
+    if token:
+        return token
+    creds = load_credentials(Path(data_dir))
+    return creds.get("agent_token") if creds else None
+
+
+class AskClient:
+    """Talks to one askbridge server as one agent. Use `async with`, or call `aclose()`."""
+
+    def __init__(
+        self,
+        url: str | None = None,
+        token: str | None = None,
+        session: str | None = None,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.url = (url or os.environ.get("ASKBRIDGE_URL") or DEFAULT_URL).rstrip("/")
+        token = token or default_token()
+        if not token:
+            raise ValueError(
+                "No agent token: pass token=…, set ASKBRIDGE_TOKEN, or run beside the embedded "
+                "defaults' .askbridge/ folder."
+            )
+        self.session = session or os.environ.get("ASKBRIDGE_SESSION") or "main"
+        self._http = httpx.AsyncClient(
+            base_url=self.url,
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=httpx.Timeout(30.0, read=None),
+            transport=transport,
+            trust_env=False,
+        )
+
+    async def __aenter__(self) -> AskClient:
+        return self
+
+    async def __aexit__(
+        self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def _call(self, method: str, path: str, **kw: Any) -> httpx.Response:
+        response = await self._http.request(method, path, **kw)
+        if response.status_code >= 400:
+            try:
+                body = response.json()
+                code = str(body.get("error", "error"))
+                details = list(body.get("details", []))
+            except ValueError:
+                code, details = "error", [{"loc": "body", "msg": response.text[:200]}]
+            raise AskError(response.status_code, code, details)
+        return response
+
+    async def ask_user(
+        self,
+        questions: list[dict[str, Any]],
+        timeout_seconds: int | None = None,
+        *,
+        session: str | None = None,
+    ) -> AskResult:
+        """Ask and wait for the answer; cancelling this call cancels the question."""
+        body: dict[str, Any] = {"questions": questions}
+        if timeout_seconds is not None:
+            body["timeoutSeconds"] = timeout_seconds
+        return await self.ask(body, session=session)
+
+    async def ask(self, request: dict[str, Any] | AskRequest, *, session: str | None = None) -> AskResult:
+        body = request.model_dump(by_alias=True, exclude_none=True) if isinstance(
+            request, AskRequest) else request
+        response = await self._call("POST", f"/v1/sessions/{session or self.session}/ask", json=body)
+        return AskResult.model_validate(response.json())
+
+    async def create(self, request: dict[str, Any], *, session: str | None = None) -> dict[str, Any]:
+        response = await self._call("POST", f"/v1/sessions/{session or self.session}/questions",
+                                    json=request)
+        return dict(response.json())
+
+    async def result(self, question_id: str, wait: float = 0) -> AskResult | None:
+        """The result, or None while still pending after `wait` seconds."""
+        response = await self._call("GET", f"/v1/questions/{question_id}/result",
+                                    params={"wait": wait})
+        if response.status_code == 202:
+            return None
+        return AskResult.model_validate(response.json())
+
+    async def question(self, question_id: str) -> dict[str, Any]:
+        return dict((await self._call("GET", f"/v1/questions/{question_id}")).json())
+
+    async def cancel(self, question_id: str) -> AskResult:
+        response = await self._call("POST", f"/v1/questions/{question_id}/cancel")
+        return AskResult.model_validate(response.json())
+
+    async def timeline(self, session: str | None = None) -> list[dict[str, Any]]:
+        response = await self._call("GET", f"/v1/sessions/{session or self.session}/timeline")
+        return list(response.json()["questions"])
+
+    async def me(self) -> dict[str, Any]:
+        return dict((await self._call("GET", "/v1/me")).json())

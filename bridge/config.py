@@ -1,0 +1,183 @@
+"""Configuration: the TOML file as pydantic models, and the embedded defaults used without one."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from bridge.contract import format_loc
+
+
+class ConfigError(Exception):
+    """The configuration cannot be used; the message says which key and what to change."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ServerConfig(_Section):
+    host: str = "127.0.0.1"
+    port: int = Field(default=8765, ge=0, le=65535)
+    public_url: str | None = None
+    """How people reach this server (login links); defaults to http://host:port."""
+    max_body_bytes: int = Field(default=1024 * 1024, ge=1024)
+
+
+class StoreConfig(_Section):
+    path: str | None = None
+    url: str | None = None
+
+    @model_validator(mode="after")
+    def _one_backend(self) -> StoreConfig:
+        if self.path and self.url:
+            raise ValueError("set either store.path (SQLite) or store.url (PostgreSQL), not both")
+        return self
+
+
+class WebConfig(_Section):
+    token_env: str = "ASKBRIDGE_WEB_TOKEN"
+    enabled: bool = True
+
+
+class AgentConfig(_Section):
+    name: str = Field(min_length=1, max_length=64)
+    token_env: str
+    role: Literal["main", "subagent"] = "main"
+    surfaces: list[str] = Field(default_factory=lambda: ["web"])
+
+
+class BridgeConfig(BaseModel):
+    """The whole file. Adapter sections (`telegram`, `webhooks`, …) are kept raw for adapters."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+    server: ServerConfig = ServerConfig()
+    store: StoreConfig = StoreConfig()
+    web: WebConfig = WebConfig()
+    agents: list[AgentConfig] = Field(default_factory=list)
+    data_dir: str = ".askbridge"
+
+    @model_validator(mode="after")
+    def _unique_agents(self) -> BridgeConfig:
+        names = [a.name for a in self.agents]
+        if len(names) != len(set(names)):
+            raise ValueError("every [[agents]] entry needs its own name")
+        return self
+
+    def section(self, name: str) -> Any:
+        """A raw adapter section (`telegram`, `webhooks`), or None when absent."""
+        if name == "web":
+            return self.web.model_dump()
+        extra = self.model_extra or {}
+        return extra.get(name)
+
+    def extra_sections(self) -> list[str]:
+        return sorted((self.model_extra or {}).keys())
+
+    @property
+    def store_path(self) -> str:
+        return self.store.path or str(Path(self.data_dir) / "askbridge.db")
+
+    @property
+    def base_url(self) -> str:
+        if self.server.public_url:
+            return self.server.public_url.rstrip("/")
+        host = self.server.host
+        if ":" in host:
+            host = f"[{host}]"
+        return f"http://{host}:{self.server.port}"
+
+
+def load_config(path: str | os.PathLike[str]) -> BridgeConfig:
+    """Read and validate a TOML config file."""
+    file = Path(path)
+    try:
+        raw = tomllib.loads(file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"No config file at {file}; create one from config/askbridge.example.toml.")
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{file} is not valid TOML: {exc}") from exc
+    return parse_config(raw, source=str(file))
+
+
+def parse_config(raw: dict[str, Any], source: str = "config") -> BridgeConfig:
+    try:
+        return BridgeConfig.model_validate(raw)
+    except ValidationError as exc:
+        lines = [f"{format_loc(tuple(e['loc']))}: {e['msg']}" for e in exc.errors()]
+        raise ConfigError(f"{source} has problems:\n  " + "\n  ".join(lines)) from exc
+
+
+CREDENTIALS_FILE = "credentials.json"
+DEFAULT_AGENT_TOKEN_ENV = "ASKBRIDGE_TOKEN"
+DEFAULT_WEBHOOK_SECRET_ENV = "ASKBRIDGE_LOCAL_WEBHOOK_SECRET"
+
+
+def load_credentials(data_dir: str | os.PathLike[str]) -> dict[str, str] | None:
+    file = Path(data_dir) / CREDENTIALS_FILE
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except (FileNotFoundError, json.JSONDecodeError):
+        return None
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else None
+
+
+def ensure_credentials(data_dir: str | os.PathLike[str]) -> tuple[dict[str, str], bool]:
+    """The embedded defaults' secrets, generated once and kept (mode 0600) in the data dir.
+
+    Returns the credentials and whether they were just created.
+    """
+    existing = load_credentials(data_dir)
+    if existing and {"agent_token", "web_token", "webhook_secret"} <= existing.keys():
+        return existing, False
+    creds = {
+        "agent_token": "ab_" + secrets.token_urlsafe(24),
+        "web_token": "abw_" + secrets.token_urlsafe(24),
+        "webhook_secret": secrets.token_urlsafe(24),
+    }
+    folder = Path(data_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    file = folder / CREDENTIALS_FILE
+    fd = os.open(file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(creds, fh, indent=2)
+    return creds, True
+
+
+def embedded_defaults(data_dir: str = ".askbridge") -> BridgeConfig:
+    """No config file: SQLite under `.askbridge/`, 127.0.0.1:8765, the web surface, one main agent.
+
+    A local plain-text channel (`webhook:local:console`) prints prompts on the server's console
+    and takes replies at `POST /v1/channels/webhook/local` (`askbridge reply` signs and sends them).
+    """
+    return parse_config(
+        {
+            "data_dir": data_dir,
+            "agents": [
+                {
+                    "name": "main",
+                    "token_env": DEFAULT_AGENT_TOKEN_ENV,
+                    "role": "main",
+                    "surfaces": ["web", "webhook:local:console"],
+                }
+            ],
+            "webhooks": {"local": {"secret_env": DEFAULT_WEBHOOK_SECRET_ENV}},
+        },
+        source="embedded defaults",
+    )
+
+
+def default_env(data_dir: str, env: dict[str, str]) -> tuple[dict[str, str], bool]:
+    """Fill the embedded defaults' secret variables from the stored credentials."""
+    creds, created = ensure_credentials(data_dir)
+    merged = dict(env)
+    merged.setdefault(DEFAULT_AGENT_TOKEN_ENV, creds["agent_token"])
+    merged.setdefault("ASKBRIDGE_WEB_TOKEN", creds["web_token"])
+    merged.setdefault(DEFAULT_WEBHOOK_SECRET_ENV, creds["webhook_secret"])
+    return merged, created

@@ -1,0 +1,98 @@
+"""Streamable HTTP MCP at /mcp: bearer token → agent, `X-Askbridge-Session` → session."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from bridge.contract import AskResult, parse_ask_request
+from bridge.errors import BridgeError
+from bridge.mcp_tool import AskFailure, Progress, build_server, with_progress
+from bridge.security import bearer, match_token
+
+if TYPE_CHECKING:
+    from bridge.app import Bridge
+
+PROGRESS_SECONDS = 10.0
+_current: contextvars.ContextVar[tuple[str, str]] = contextvars.ContextVar("askbridge_mcp_agent")
+
+
+class BrokerAsker:
+    """Asks in-process for the agent that made the HTTP request."""
+
+    def __init__(self, bridge: Bridge, agent: str, session: str, interval: float) -> None:
+        self.bridge = bridge
+        self.agent = agent
+        self.session = session
+        self.interval = interval
+
+    async def may_ask(self) -> bool:
+        return self.bridge.broker.agent(self.agent).role == "main"
+
+    async def ask(self, arguments: dict[str, Any], progress: Progress) -> AskResult:
+        request = parse_ask_request(arguments)
+        broker = self.bridge.broker
+        try:
+            record = await broker.ask(self.agent, self.session, request)
+        except BridgeError as exc:
+            raise AskFailure(str(exc)) from None
+        try:
+            final = await with_progress(self._wait(record.id), progress, self.interval,
+                                        request.timeout_seconds)
+        except asyncio.CancelledError:
+            await asyncio.shield(broker.cancel(record.id))
+            raise
+        return final
+
+    async def _wait(self, question_id: Any) -> AskResult:
+        record = await self.bridge.broker.wait(question_id, None)
+        assert record.result is not None
+        return record.result
+
+
+def mcp_mount(
+    bridge: Bridge, tokens: dict[str, str], interval: float = PROGRESS_SECONDS
+) -> tuple[ASGIApp, Callable[[Any], AbstractAsyncContextManager[None]]]:
+    """The /mcp ASGI app and the lifespan that runs its session manager."""
+
+    def asker_for() -> BrokerAsker:
+        agent, session = _current.get()
+        return BrokerAsker(bridge, agent, session, interval)
+
+    manager = StreamableHTTPSessionManager(build_server(asker_for), stateless=True,
+                                           json_response=False)
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        headers = {k.decode().lower(): v.decode() for k, v in scope.get("headers", [])}
+        agent = match_token(bearer(headers.get("authorization")), tokens.items())
+        if agent is None:
+            await _unauthorized(send)
+            return
+        session = headers.get("x-askbridge-session") or "main"
+        token = _current.set((agent, session))
+        try:
+            await manager.handle_request(scope, receive, send)
+        finally:
+            _current.reset(token)
+
+    @asynccontextmanager
+    async def lifespan(_: Any) -> AsyncIterator[None]:
+        async with manager.run():
+            yield
+
+    return app, lifespan
+
+
+async def _unauthorized(send: Send) -> None:
+    body = (b'{"error":"unauthorized","details":[{"loc":"header","msg":"Send the agent token as '
+            b'Authorization: Bearer <token>."}]}')
+    await send({"type": "http.response.start", "status": 401,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"www-authenticate", b"Bearer")]})
+    await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,59 @@
+"""`askbridge mcp`: the stdio MCP server, asking through a running askbridge over HTTP.
+
+The ask is one blocking HTTP request, so when this process ends in any way (its client closes
+stdin, it is killed) the connection drops and the server cancels the question.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import anyio
+from mcp.server.stdio import stdio_server
+
+from bridge.client import AskClient, AskError
+from bridge.contract import AskResult, InvalidRequest, Problem, parse_ask_request
+from bridge.mcp_tool import AskFailure, Progress, build_server, with_progress
+
+
+class HttpAsker:
+    def __init__(self, client: AskClient, interval: float) -> None:
+        self.client = client
+        self.interval = interval
+        self._role: str | None = None
+
+    async def may_ask(self) -> bool:
+        if self._role is None:
+            try:
+                self._role = str((await self.client.me())["role"])
+            except (AskError, OSError, Exception):
+                return True  # unknown yet: list the tool; a call explains what is wrong
+        return self._role == "main"
+
+    async def ask(self, arguments: dict[str, Any], progress: Progress) -> AskResult:
+        request = parse_ask_request(arguments)
+        try:
+            return await with_progress(self.client.ask(arguments), progress, self.interval,
+                                       request.timeout_seconds)
+        except AskError as exc:
+            if exc.status == 422:
+                raise InvalidRequest([Problem(loc=d.get("loc", "body"), msg=d.get("msg", ""))
+                                      for d in exc.details]) from None
+            raise AskFailure(" ".join(d.get("msg", "") for d in exc.details) or str(exc)) from None
+        except OSError as exc:
+            raise AskFailure(f"askbridge is not reachable at {self.client.url} ({exc}); start it "
+                             "with `askbridge serve`, then ask again.") from None
+
+
+async def run(url: str | None = None, token: str | None = None, session: str | None = None) -> None:
+    interval = float(os.environ.get("ASKBRIDGE_PROGRESS_SECONDS", "10"))
+    async with AskClient(url, token, session) as client:
+        asker = HttpAsker(client, interval)
+        server = build_server(lambda: asker)
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+
+def main(url: str | None = None, token: str | None = None, session: str | None = None) -> None:
+    anyio.run(run, url, token, session)

@@ -1,0 +1,202 @@
+"""The plain-text reply parser shared by every text surface (DESIGN §5). Pure; never raises."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from bridge.contract import Question, strip_recommended
+
+SKIP_WORDS = frozenset({"skip", "/skip", "lewati", "/lewati"})
+_SEPARATORS = re.compile(r"(?:[\s,;&+]|and(?=[\s,;]|$))+")
+_NUMBER = re.compile(r"^[#(]?\s*(\d{1,6})\s*[.)]?$")
+_TOKEN_NUMBER = re.compile(r"\d{1,6}(?=[\s,;&+]|$)")
+_KEYED = re.compile(r"^\s*([^:\n]{1,80}?)\s*:\s?(.*)$")
+_TIME = re.compile(r"^\s*\d{1,2}:\d{2}(?::\d{2})?\s*(?:[ap]\.?m\.?)?\s*$", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Skip:
+    """The person asked to skip the whole prompt."""
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """What one reply said: valid answers by question id, and problems by question id."""
+
+    answers: dict[str, list[str]] = field(default_factory=dict)
+    problems: dict[str, str] = field(default_factory=dict)
+    unplaced: str | None = None
+    """Set when lines could not be matched to questions; says how to reply instead."""
+
+
+ReplyOutcome = Skip | Parsed
+
+
+def normalize(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def is_skip(text: str) -> bool:
+    return normalize(text).rstrip(".!") in SKIP_WORDS
+
+
+def _label_forms(question: Question) -> list[tuple[str, int]]:
+    forms: list[tuple[str, int]] = []
+    for index, option in enumerate(question.options):
+        for form in {normalize(option.label), normalize(strip_recommended(option.label))}:
+            if form:
+                forms.append((form, index))
+    return sorted(forms, key=lambda f: -len(f[0]))
+
+
+def _match_label(question: Question, text: str) -> int | None:
+    wanted = normalize(text)
+    for candidate in (wanted, wanted.rstrip(".!")):
+        for form, index in _label_forms(question):
+            if form == candidate:
+                return index
+    return None
+
+
+def _range_message(question: Question, number: int) -> str:
+    count = len(question.options)
+    return (
+        f"There is no option {number}: reply with a number from 1 to {count}, "
+        "the option text, or your own words."
+    )
+
+
+def _split_choices(question: Question, text: str) -> tuple[list[int], list[int]] | None:
+    """Read `1,3` / `1 and 3` / `lint, build` as option indices; None if it is not a list."""
+    rest = normalize(text)
+    forms = _label_forms(question)
+    chosen: list[int] = []
+    bad: list[int] = []
+    pos = 0
+    while True:
+        sep = _SEPARATORS.match(rest, pos)
+        if sep:
+            pos = sep.end()
+        if pos >= len(rest):
+            break
+        for form, index in forms:
+            end = pos + len(form)
+            if rest.startswith(form, pos) and (end == len(rest) or _SEPARATORS.match(rest, end)):
+                chosen.append(index)
+                pos = end
+                break
+        else:
+            number = _TOKEN_NUMBER.match(rest, pos)
+            if not number:
+                return None
+            value = int(number.group())
+            (chosen if 1 <= value <= len(question.options) else bad).append(value - 1)
+            pos = number.end()
+    return (chosen, bad) if chosen or bad else None
+
+
+def parse_answer(question: Question, text: str) -> list[str] | str:
+    """One question's answer from text: its labels, or the free text; a str result is a problem."""
+    text = text.strip()
+    if not text:
+        return "The reply was empty: reply with a number, the option text, or your own words."
+    labels = [o.label for o in question.options]
+    index = _match_label(question, text)
+    if index is not None:
+        return [labels[index]]
+    if not question.multi_select:
+        number = _NUMBER.match(text)
+        if number:
+            value = int(number.group(1))
+            if 1 <= value <= len(labels):
+                return [labels[value - 1]]
+            return _range_message(question, value)
+        return [text]
+    split = _split_choices(question, text)
+    if split is None:
+        return [text]
+    chosen, bad = split
+    if bad:
+        return _range_message(question, bad[0] + 1)
+    picked = set(chosen)
+    return [label for i, label in enumerate(labels) if i in picked]
+
+
+def _key_index(questions: list[Question], key: str) -> int | None:
+    wanted = normalize(key)
+    for i, q in enumerate(questions):
+        if wanted in (str(i + 1), q.id.casefold(), normalize(q.header)):
+            return i
+    return None
+
+
+def _keyed_line(questions: list[Question], line: str) -> tuple[int, str] | None:
+    if _TIME.match(line):
+        return None
+    match = _KEYED.match(line)
+    if not match:
+        return None
+    value = match.group(2)
+    if value.startswith(("//", "\\", "/")):
+        return None
+    index = _key_index(questions, match.group(1))
+    return (index, value) if index is not None else None
+
+
+def _place_lines(
+    questions: list[Question], lines: list[str], missing: list[int]
+) -> tuple[dict[int, str], str | None]:
+    placed: dict[int, str] = {}
+    loose: list[str] = []
+    last: int | None = None
+    for line in lines:
+        keyed = _keyed_line(questions, line)
+        if keyed:
+            last = keyed[0]
+            placed[last] = keyed[1]
+        elif last is not None:
+            placed[last] = f"{placed[last]}\n{line}"
+        else:
+            loose.append(line)
+    open_slots = [i for i in missing if i not in placed]
+    if len(loose) > len(open_slots):
+        return placed, (
+            "I could not tell which answer belongs to which question. Reply with one line "
+            "per question, like `1: 2`, or with the question's header before a colon."
+        )
+    for index, line in zip(open_slots, loose, strict=False):
+        placed[index] = line
+    return placed, None
+
+
+def parse_reply(
+    questions: list[Question], text: str, already: dict[str, list[str]] | None = None
+) -> ReplyOutcome:
+    """Parse a reply to a whole prompt, given the answers already kept from earlier replies."""
+    already = already or {}
+    if is_skip(text):
+        return Skip()
+    if len(questions) == 1:
+        q = questions[0]
+        keyed = _keyed_line(questions, text) if "\n" not in text.strip() else None
+        value = keyed[1] if keyed else text
+        answer = parse_answer(q, value)
+        if isinstance(answer, str):
+            return Parsed(problems={q.id: answer})
+        return Parsed(answers={q.id: answer})
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    missing = [i for i, q in enumerate(questions) if q.id not in already]
+    placed, unplaced = _place_lines(questions, lines, missing or list(range(len(questions))))
+    answers: dict[str, list[str]] = {}
+    problems: dict[str, str] = {}
+    for index, value in placed.items():
+        q = questions[index]
+        if is_skip(value):
+            return Skip()
+        answer = parse_answer(q, value)
+        if isinstance(answer, str):
+            problems[q.id] = answer
+        else:
+            answers[q.id] = answer
+    return Parsed(answers=answers, problems=problems, unplaced=unplaced)

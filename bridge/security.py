@@ -1,0 +1,37 @@
+"""Secrets handling: constant-time token checks and HMAC-SHA256 body signatures."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Iterable
+
+SIGNATURE_HEADER = "X-Askbridge-Signature"
+
+
+def sign(secret: str, body: bytes) -> str:
+    """`sha256=<hex HMAC-SHA256 of body>`."""
+    return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+
+
+def verify_signature(secret: str, body: bytes, header: str | None) -> bool:
+    if not header or not secret:
+        return False
+    return hmac.compare_digest(sign(secret, body).encode(), header.strip().encode())
+
+
+def match_token(given: str | None, candidates: Iterable[tuple[str, str]]) -> str | None:
+    """The name whose token equals `given`, comparing every candidate in constant time."""
+    found: str | None = None
+    given_bytes = (given or "").encode()
+    for name, token in candidates:
+        if hmac.compare_digest(given_bytes, token.encode()) and token:
+            found = name
+    return found
+
+
+def bearer(header: str | None) -> str | None:
+    if not header:
+        return None
+    scheme, _, value = header.partition(" ")
+    return value.strip() if scheme.lower() == "bearer" and value.strip() else None

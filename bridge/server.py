@@ -1,0 +1,109 @@
+"""The HTTP server: agents' API, adapters' routes, MCP at /mcp, health, limits, JSON errors."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp
+
+from bridge.api import Auth, build_router, error_body, invalid
+from bridge.app import Bridge
+from bridge.contract import AskRequest, InvalidRequest, Problem, format_loc
+from bridge.errors import BridgeError
+from bridge.limits import BodyLimit
+
+Lifespan = Callable[[FastAPI], AbstractAsyncContextManager[None]]
+
+
+def agent_tokens(bridge: Bridge) -> dict[str, str]:
+    return {a.name: bridge.env.get(a.token_env, "") for a in bridge.config.agents}
+
+
+def _install_errors(app: FastAPI) -> None:
+    @app.exception_handler(BridgeError)
+    async def bridge_error(_: Request, exc: BridgeError) -> JSONResponse:
+        return JSONResponse(error_body(exc.code, str(exc)), status_code=exc.status)
+
+    @app.exception_handler(InvalidRequest)
+    async def invalid_request(_: Request, exc: InvalidRequest) -> JSONResponse:
+        return invalid(exc.problems)
+
+    @app.exception_handler(RequestValidationError)
+    async def validation(_: Request, exc: RequestValidationError) -> JSONResponse:
+        return invalid([Problem(loc=format_loc(tuple(e["loc"])), msg=str(e["msg"]))
+                        for e in exc.errors()])
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        return JSONResponse(error_body(code, str(exc.detail)), status_code=exc.status_code)
+
+
+def create_app(bridge: Bridge, extra_lifespans: list[Lifespan] | None = None) -> ASGIApp:
+    """The ASGI app for one bridge; starting it starts the bridge (and stops it after)."""
+    mounts: list[tuple[str, ASGIApp, Lifespan | None]] = []
+    from bridge.mcp_http import mcp_mount
+
+    mcp_app, mcp_lifespan = mcp_mount(bridge, agent_tokens(bridge))
+    mounts.append(("/mcp", mcp_app, mcp_lifespan))
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await bridge.start()
+        try:
+            async with _nested([m[2] for m in mounts if m[2]] + (extra_lifespans or []), app):
+                yield
+        finally:
+            await bridge.stop()
+
+    app = FastAPI(
+        title="askbridge",
+        version="0.1.0",
+        summary="ask_user as a service: agents ask, people answer from any surface.",
+        lifespan=lifespan,
+    )
+    app.state.bridge = bridge
+    _install_errors(app)
+
+    @app.get("/healthz", tags=["ops"])
+    async def healthz() -> dict[str, Any]:
+        return {"ok": bridge.started, "adapters": sorted(bridge.adapters)}
+
+    app.include_router(build_router(bridge.broker, Auth(bridge.broker, agent_tokens(bridge))))
+    for adapter in bridge.adapters.values():
+        for route in adapter.routes():
+            app.router.routes.append(route)
+    for path, sub, _ in mounts:
+        app.mount(path, sub)
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema:
+            return app.openapi_schema
+        from fastapi.openapi.utils import get_openapi
+
+        schema = get_openapi(title=app.title, version=app.version, summary=app.summary,
+                             routes=app.routes)
+        defs = AskRequest.model_json_schema(by_alias=True, ref_template="#/components/schemas/{model}")
+        components = schema.setdefault("components", {}).setdefault("schemas", {})
+        components.update(defs.pop("$defs", {}))
+        components["AskRequest"] = defs
+        app.openapi_schema = schema
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+    return BodyLimit(app, bridge.config.server.max_body_bytes)
+
+
+@asynccontextmanager
+async def _nested(lifespans: list[Lifespan], app: FastAPI) -> AsyncIterator[None]:
+    if not lifespans:
+        yield
+        return
+    async with lifespans[0](app), _nested(lifespans[1:], app):
+        yield

@@ -1,0 +1,36 @@
+"""Durable state behind the broker: the `Store` protocol and its backends."""
+
+from bridge.store.records import (
+    AnsweredBy,
+    DeliveryRecord,
+    PendingConflict,
+    QuestionRecord,
+    Resolution,
+    SessionInfo,
+    Store,
+    iso,
+    now_ms,
+)
+from bridge.store.sqlite import SqliteStore
+
+
+def open_store(path: str | None = None, url: str | None = None) -> Store:
+    """The configured backend: SQLite at `path` (PostgreSQL by `url` arrives with scale-out)."""
+    if url:
+        raise NotImplementedError("store.url (PostgreSQL) is not supported yet; use store.path")
+    return SqliteStore(path or ".askbridge/askbridge.db")
+
+
+__all__ = [
+    "AnsweredBy",
+    "DeliveryRecord",
+    "PendingConflict",
+    "QuestionRecord",
+    "Resolution",
+    "SessionInfo",
+    "SqliteStore",
+    "Store",
+    "iso",
+    "now_ms",
+    "open_store",
+]

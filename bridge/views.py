@@ -1,0 +1,42 @@
+"""Records as the HTTP API, the web UI and MCP show them (camelCase, ISO 8601 UTC)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bridge.store.records import DeliveryRecord, QuestionRecord, iso
+
+
+def delivery_view(d: DeliveryRecord) -> dict[str, Any]:
+    return {
+        "surface": d.surface,
+        "state": d.state,
+        "messageRef": d.message_ref,
+        "error": d.error,
+        "finalized": d.finalized,
+    }
+
+
+def question_view(record: QuestionRecord, deliveries: list[DeliveryRecord]) -> dict[str, Any]:
+    view: dict[str, Any] = {
+        "id": record.id,
+        "agent": record.agent,
+        "session": record.session,
+        "status": record.status,
+        "request": record.request.model_dump(mode="json", by_alias=True, exclude_none=True),
+        "surfaces": [d.surface for d in deliveries],
+        "deliveries": [delivery_view(d) for d in deliveries],
+        "createdAt": iso(record.created_at),
+        "expiresAt": iso(record.expires_at),
+        "resolvedAt": iso(record.resolved_at),
+        "summary": record.summary,
+        "answeredBy": (
+            {"surface": record.answered_by.surface, "user": record.answered_by.user}
+            if record.answered_by
+            else None
+        ),
+    }
+    if record.reason:
+        view["reason"] = record.reason
+    view["result"] = record.result.to_json() if record.result else None
+    return view
