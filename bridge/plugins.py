@@ -16,7 +16,11 @@ def discover() -> list[AdapterPlugin]:
     """Every installed adapter plugin, in name order."""
     plugins: list[AdapterPlugin] = []
     for ep in sorted(entry_points(group=GROUP), key=lambda e: e.name):
-        plugin = ep.load()
+        try:
+            plugin = ep.load()
+        except ImportError as exc:
+            log.warning("plugin_unavailable", name=ep.name, error=str(exc))
+            continue
         if not isinstance(plugin, AdapterPlugin):
             log.warning("plugin_ignored", name=ep.name, reason="not an AdapterPlugin")
             continue
