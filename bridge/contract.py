@@ -32,6 +32,14 @@ OTHER_LABELS = frozenset({"other", "others", "something else", "lainnya"})
 NoAnswerReason = Literal["expired", "skipped", "cancelled", "undelivered"]
 
 
+def _option_count_msg(count: int) -> str:
+    return f"Give 2 to 4 options, not {count}; free text is always allowed besides them."
+
+
+def _question_count_msg(count: int) -> str:
+    return f"Ask 1 to 3 questions, not {count}; prefer one."
+
+
 def _fail(kind: str, message: str) -> PydanticCustomError:
     return PydanticCustomError(kind, message)
 
@@ -185,7 +193,7 @@ class Question(_Frozen):
     @classmethod
     def _options_count(cls, value: list[Option]) -> list[Option]:
         if not 2 <= len(value) <= 4:
-            raise _fail("option_count", f"Give 2 to 4 options, not {len(value)}.")
+            raise _fail("option_count", _option_count_msg(len(value)))
         return value
 
 
@@ -202,7 +210,7 @@ class AskRequest(_Frozen):
     @classmethod
     def _question_count(cls, value: list[Question]) -> list[Question]:
         if not 1 <= len(value) <= 3:
-            raise _fail("question_count", f"Ask 1 to 3 questions, not {len(value)}.")
+            raise _fail("question_count", _question_count_msg(len(value)))
         return value
 
     @field_validator("timeout_seconds", mode="after")
@@ -300,6 +308,8 @@ def _cross_problems(raw: Any) -> list[Problem]:
     problems: list[Problem] = []
     if not isinstance(raw, dict) or not isinstance(raw.get("questions"), list):
         return problems
+    if not 1 <= len(raw["questions"]) <= 3:
+        problems.append(Problem(loc="questions", msg=_question_count_msg(len(raw["questions"]))))
     seen_ids: dict[str, int] = {}
     for qi, q in enumerate(raw["questions"]):
         if not isinstance(q, dict):
@@ -324,6 +334,8 @@ def _option_problems(qi: int, options: Any) -> list[Problem]:
     problems: list[Problem] = []
     if not isinstance(options, list):
         return problems
+    if not 2 <= len(options) <= 4:
+        problems.append(Problem(loc=f"questions[{qi}].options", msg=_option_count_msg(len(options))))
     seen: dict[str, int] = {}
     for oi, opt in enumerate(options):
         label = opt.get("label") if isinstance(opt, dict) else None

@@ -18,7 +18,7 @@ def discover() -> list[AdapterPlugin]:
     for ep in sorted(entry_points(group=GROUP), key=lambda e: e.name):
         try:
             plugin = ep.load()
-        except ImportError as exc:
+        except (ImportError, AttributeError) as exc:
             log.warning("plugin_unavailable", name=ep.name, error=str(exc))
             continue
         if not isinstance(plugin, AdapterPlugin):

@@ -1,0 +1,56 @@
+"""A fake plain-text gateway (SMS, e-mail bridge) that receives askbridge's signed webhook posts."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+from bridge import SIGNATURE_HEADER, verify_signature
+
+
+@dataclass
+class Gateway:
+    secret: str
+    url: str = ""
+    received: list[dict[str, Any]] = field(default_factory=list)
+    bad_signatures: int = 0
+    fail_next: list[int] = field(default_factory=list)
+    """HTTP statuses to answer the next posts with, in order (then 200 again)."""
+
+    def prompts(self) -> list[dict[str, Any]]:
+        return [p for p in self.received if p["kind"] == "prompt"]
+
+    def statuses(self) -> list[dict[str, Any]]:
+        return [p for p in self.received if p["kind"] == "status"]
+
+    async def handle(self, request: web.Request) -> web.Response:
+        body = await request.read()
+        if not verify_signature(self.secret, body, request.headers.get(SIGNATURE_HEADER)):
+            self.bad_signatures += 1
+            return web.Response(status=401)
+        if self.fail_next:
+            return web.Response(status=self.fail_next.pop(0))
+        self.received.append(json.loads(body))
+        return web.json_response({"ok": True})
+
+
+@asynccontextmanager
+async def gateway(secret: str) -> AsyncIterator[Gateway]:
+    gw = Gateway(secret)
+    app = web.Application()
+    app.router.add_post("/send", gw.handle)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    gw.url = f"http://127.0.0.1:{port}/send"
+    try:
+        yield gw
+    finally:
+        await runner.cleanup()
