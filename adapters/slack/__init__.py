@@ -1,0 +1,44 @@
+"""The Slack adapter (slack-bolt): Block Kit buttons, an Other… modal, thread replies."""
+
+from __future__ import annotations
+
+from pydantic import ValidationError
+
+from adapters.slack.adapter import SlackAdapter
+from adapters.slack.config import SlackConfig
+from bridge import AdapterContext, AdapterPlugin, ConfigError, surface_platform
+
+
+def _secret(ctx: AdapterContext, var: str, what: str) -> str:
+    value = ctx.env.get(var, "")
+    if not value:
+        raise ConfigError(f"[slack] reads the {what} from ${var}, which is not set; export it "
+                          "(see docs/slack.md) or change the variable's name in [slack].")
+    return value
+
+
+def _thread_surfaces(ctx: AdapterContext) -> set[str]:
+    agents = getattr(ctx.config, "agents", None) or []
+    return {s for a in agents for s in a.surfaces if surface_platform(s) == "slack" and "/" in s}
+
+
+def create(ctx: AdapterContext) -> SlackAdapter | None:
+    section = ctx.config.section("slack")
+    if section is None:
+        return None
+    try:
+        config = SlackConfig.model_validate(section)
+    except ValidationError as exc:
+        raise ConfigError(f"[slack] has problems: {exc}") from exc
+    bot = _secret(ctx, config.bot_token_env, "bot token (xoxb-…)")
+    if config.mode == "socket":
+        app_token = _secret(ctx, config.app_token_env, "app-level token (xapp-…) for Socket Mode")
+        return SlackAdapter(config, bot, app_token=app_token,
+                            thread_surfaces=_thread_surfaces(ctx))
+    secret = _secret(ctx, config.signing_secret_env, "signing secret for HTTP mode")
+    return SlackAdapter(config, bot, signing_secret=secret, thread_surfaces=_thread_surfaces(ctx))
+
+
+plugin = AdapterPlugin(platform="slack", create=create, sections=("slack",))
+
+__all__ = ["SlackAdapter", "SlackConfig", "create", "plugin"]

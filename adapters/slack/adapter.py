@@ -1,0 +1,260 @@
+"""Slack over slack-bolt: Block Kit prompts out, clicks/modals/messages in (Socket Mode or HTTP)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections.abc import Collection, Sequence
+from typing import Any
+
+import aiohttp
+import structlog
+from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+from slack_bolt.adapter.starlette.async_handler import AsyncSlackRequestHandler
+from slack_bolt.async_app import AsyncAck, AsyncApp
+from slack_sdk.errors import SlackApiError, SlackClientError
+from slack_sdk.http_retry.async_handler import AsyncRetryHandler
+from slack_sdk.http_retry.builtin_async_handlers import (
+    AsyncConnectionErrorRetryHandler,
+    AsyncRateLimitErrorRetryHandler,
+    AsyncServerErrorRetryHandler,
+)
+from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryIntervalCalculator
+from slack_sdk.web.async_client import AsyncWebClient
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from adapters.slack.config import SlackConfig
+from adapters.slack.inbound import Click, click_from, modal_text, text_from
+from adapters.slack.render import (
+    OTHER_CALLBACK,
+    escape,
+    final_message,
+    message_ref,
+    other_modal,
+    prompt_message,
+    split_ref,
+    split_target,
+)
+from bridge import (
+    Capabilities,
+    Delivery,
+    DeliveryError,
+    Finalization,
+    InboundReply,
+    InboundSink,
+    MessageRef,
+    Prompt,
+    SurfaceId,
+)
+
+log = structlog.get_logger("askbridge.slack").bind(platform="slack")
+EVENTS_PATH = "/slack/events"
+OTHER_BY_THREAD = "Reply in this message's thread with your own answer."
+_NETWORK = (SlackClientError, aiohttp.ClientError, TimeoutError, OSError)
+
+
+def _retry_handlers(retries: int) -> list[AsyncRetryHandler]:
+    backoff = BackoffRetryIntervalCalculator(backoff_factor=0.5)
+    return [
+        AsyncRateLimitErrorRetryHandler(max_retry_count=retries),
+        AsyncServerErrorRetryHandler(max_retry_count=retries, interval_calculator=backoff),
+        AsyncConnectionErrorRetryHandler(max_retry_count=retries, interval_calculator=backoff),
+    ]
+
+
+def _api_error(exc: Exception) -> str:
+    if isinstance(exc, SlackApiError):
+        return str(exc.response.get("error") or f"HTTP {exc.response.status_code}")
+    return type(exc).__name__
+
+
+class SlackAdapter:
+    platform = "slack"
+
+    def __init__(self, config: SlackConfig, bot_token: str, app_token: str = "",
+                 signing_secret: str = "", thread_surfaces: Collection[str] = ()) -> None:
+        self.config = config
+        self._app_token = app_token
+        self._thread_surfaces = frozenset(thread_surfaces)
+        self._sink: InboundSink | None = None
+        self._socket: AsyncSocketModeHandler | None = None
+        self._connector: asyncio.Task[None] | None = None
+        self._connected = asyncio.Event()
+        quiet = logging.getLogger("askbridge.slack.bolt")
+        self.client = AsyncWebClient(token=bot_token, base_url=config.base_url, timeout=10,
+                                     retry_handlers=_retry_handlers(config.retries), logger=quiet)
+        self.app = AsyncApp(client=self.client, signing_secret=signing_secret, logger=quiet,
+                            request_verification_enabled=config.mode == "http")
+        self.app.action(re.compile(r"^ab:"))(self._on_action)
+        self.app.view(OTHER_CALLBACK)(self._on_modal)
+        self.app.event("message")(self._on_message)
+        self._http = AsyncSlackRequestHandler(self.app)
+
+    # lifecycle ------------------------------------------------------------------------------
+
+    def capabilities(self, surface: SurfaceId) -> Capabilities:
+        in_thread = split_target(surface)[1] is not None
+        return Capabilities(buttons=True, edits=True, modals=True, reply_to=not in_thread,
+                            max_len=3900)
+
+    def routes(self) -> Sequence[BaseRoute]:
+        if self.config.mode != "http":
+            return []
+        return [Route(EVENTS_PATH, self._events, methods=["POST"])]
+
+    async def start(self, sink: InboundSink) -> None:
+        self._sink = sink
+        if self.config.mode != "socket":
+            return
+        self._socket = AsyncSocketModeHandler(self.app, self._app_token,
+                                              logger=logging.getLogger("askbridge.slack.socket"))
+        self._connector = asyncio.create_task(self._connect())
+        try:
+            await asyncio.wait_for(self._connected.wait(), self.config.connect_timeout_seconds)
+        except TimeoutError:
+            log.warning("slack_socket_not_connected_yet", retrying=True)
+
+    async def _connect(self) -> None:
+        """First connection with backoff; slack_sdk reconnects on its own after that."""
+        assert self._socket is not None
+        delay = 1.0
+        while True:
+            try:
+                await asyncio.wait_for(self._socket.connect_async(),  # type: ignore[no-untyped-call]
+                                       self.config.connect_timeout_seconds)
+            except TimeoutError:
+                log.warning("slack_socket_connect_failed", retry_in=delay)
+            else:
+                log.info("slack_socket_connected")
+                self._connected.set()
+                return
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 60.0)
+
+    async def stop(self) -> None:
+        if self._connector is not None:
+            self._connector.cancel()
+            await asyncio.gather(self._connector, return_exceptions=True)
+        if self._socket is not None:
+            await self._socket.close_async()  # type: ignore[no-untyped-call]
+        self._sink = None
+
+    async def check(self) -> str:
+        """auth.test with the bot token (and, in Socket Mode, apps.connections.open)."""
+        try:
+            found = await self.client.auth_test()
+        except _NETWORK as exc:
+            raise DeliveryError(
+                f"Slack rejected the bot token from ${self.config.bot_token_env} "
+                f"({_api_error(exc)}); copy the Bot User OAuth Token (xoxb-…) from the app's "
+                "OAuth & Permissions page."
+            ) from exc
+        if self.config.mode == "socket":
+            try:
+                await self.client.apps_connections_open(app_token=self._app_token)
+            except _NETWORK as exc:
+                raise DeliveryError(
+                    f"Slack rejected the app token from ${self.config.app_token_env} "
+                    f"({_api_error(exc)}); create an app-level token with connections:write "
+                    "under Basic Information and enable Socket Mode."
+                ) from exc
+        return f"Slack app {found.get('user')} in {found.get('team')} ({self.config.mode} mode)"
+
+    # outbound -------------------------------------------------------------------------------
+
+    async def deliver(self, surface: SurfaceId, prompt: Prompt) -> MessageRef | None:
+        channel, thread = split_target(surface)
+        if not channel:
+            raise DeliveryError(f"{surface} names no Slack channel; use slack:<channel_id>.")
+        args = prompt_message(prompt)
+        if thread:
+            args["thread_ts"] = thread
+        try:
+            sent = await self.client.chat_postMessage(channel=channel, **args)
+        except _NETWORK as exc:
+            log.warning("slack_send_failed", question_id=prompt.question_id, surface=surface,
+                        error=_api_error(exc))
+            raise DeliveryError(f"Slack did not take the message ({_api_error(exc)}); check the "
+                                "channel id and that the app is in the channel.") from exc
+        return message_ref(str(sent["channel"]), str(sent["ts"]))
+
+    async def finalize(self, delivery: Delivery, final: Finalization) -> None:
+        if delivery.message_ref is None:
+            return
+        channel, ts = split_ref(delivery.message_ref)
+        try:
+            await self.client.chat_update(channel=channel, ts=ts, **final_message(final))
+        except _NETWORK as exc:
+            raise DeliveryError(f"Slack did not update the message ({_api_error(exc)})") from exc
+
+    async def _tell(self, channel: str, user: str, text: str, thread_ts: str | None) -> None:
+        """An ephemeral note only `user` sees; failures are logged, never raised."""
+        args: dict[str, Any] = {"thread_ts": thread_ts} if thread_ts else {}
+        try:
+            await self.client.chat_postEphemeral(channel=channel, user=user, text=escape(text),
+                                                 **args)
+        except _NETWORK as exc:
+            log.warning("slack_ephemeral_failed", channel=channel, error=_api_error(exc))
+
+    # inbound --------------------------------------------------------------------------------
+
+    async def _events(self, request: Request) -> Response:
+        return await self._http.handle(request)
+
+    async def _on_action(self, ack: AsyncAck, body: dict[str, Any]) -> None:
+        await ack()
+        click = click_from(body, self.config.answerers)
+        if click is None or self._sink is None:
+            return
+        reply = await self._sink.button_pressed(click.event)
+        log.info("slack_click", question_id=click.event.question_id, action=click.event.action,
+                 accepted=reply.accepted, authorized=click.event.authorized)
+        if click.event.action == "other" and reply.accepted:
+            await self._ask_other(click)
+        elif reply.text and not (reply.accepted and reply.ended):
+            await self._tell(click.channel, click.event.user, reply.text, click.thread_ts)
+
+    async def _ask_other(self, click: Click) -> None:
+        """Open the free-text modal; without a usable trigger, ask for a thread reply."""
+        assert self._sink is not None
+        prompt = await self._sink.prompt_for(click.event.question_id)
+        if prompt is None:
+            return
+        if click.trigger_id:
+            view = other_modal(prompt.question_id, click.event.surface, prompt.title,
+                               prompt.questions[0].question)
+            try:
+                await self.client.views_open(trigger_id=click.trigger_id, view=view)
+                return
+            except _NETWORK as exc:
+                log.info("slack_modal_unavailable", error=_api_error(exc))
+        thread = click.thread_ts or click.message_ts
+        await self._tell(click.channel, click.event.user, OTHER_BY_THREAD, thread)
+
+    async def _on_modal(self, ack: AsyncAck, body: dict[str, Any]) -> None:
+        await ack()
+        event = modal_text(body, self.config.answerers)
+        if event is None or self._sink is None:
+            return
+        reply = await self._sink.text_received(event)
+        log.info("slack_modal_submitted", question_id=reply.question_id, accepted=reply.accepted)
+        if reply.text and not (reply.accepted and reply.ended):
+            channel, thread = split_target(event.surface)
+            await self._tell(channel, event.user, reply.text, thread)
+
+    async def _on_message(self, ack: AsyncAck, event: dict[str, Any]) -> None:
+        await ack()
+        text = text_from(event, self.config.answerers, self._thread_surfaces)
+        if text is None or self._sink is None:
+            return
+        reply: InboundReply = await self._sink.text_received(text)
+        if not reply.handled:
+            return
+        log.info("slack_text_received", question_id=reply.question_id, accepted=reply.accepted)
+        if reply.text:
+            thread = event.get("thread_ts")
+            await self._tell(str(event["channel"]), text.user, reply.text,
+                             str(thread) if thread else None)
