@@ -1,0 +1,42 @@
+"""The Telegram adapter: inline keyboards for one-choice prompts, numbered text for the rest."""
+
+from __future__ import annotations
+
+from pydantic import ValidationError
+
+from adapters.telegram.adapter import TelegramAdapter
+from adapters.telegram.config import TelegramConfig
+from bridge import AdapterContext, AdapterPlugin, ConfigError
+
+
+def create(ctx: AdapterContext) -> TelegramAdapter | None:
+    section = ctx.config.section("telegram")
+    if section is None:
+        return None
+    try:
+        config = TelegramConfig.model_validate(section)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'telegram'}: {e['msg']}"
+                             for e in exc.errors())
+        raise ConfigError(f"[telegram] has problems: {problems}.") from exc
+    token = ctx.env.get(config.token_env, "")
+    if not token:
+        raise ConfigError(
+            f"[telegram] reads the bot token from ${config.token_env}, which is not set; create "
+            "a bot with @BotFather and export its token there."
+        )
+    secret: str | None = None
+    if config.mode == "webhook":
+        assert config.webhook_secret_env is not None  # the config model insists
+        secret = ctx.env.get(config.webhook_secret_env, "")
+        if not secret:
+            raise ConfigError(
+                f"[telegram] webhook mode reads its secret from ${config.webhook_secret_env}, "
+                "which is not set; export a random string of letters, digits, _ and - there."
+            )
+    return TelegramAdapter(config, token, secret)
+
+
+plugin = AdapterPlugin(platform="telegram", create=create, sections=("telegram",))
+
+__all__ = ["TelegramAdapter", "TelegramConfig", "create", "plugin"]

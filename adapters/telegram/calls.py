@@ -1,0 +1,87 @@
+"""Bot API calls with bounded retries: 429 waits `retry_after`, 5xx and network errors back off."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import warnings
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+import structlog
+from telegram.error import (
+    BadRequest,
+    ChatMigrated,
+    Forbidden,
+    InvalidToken,
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+)
+from telegram.warnings import PTBDeprecationWarning
+
+from adapters.telegram.config import TelegramConfig
+from bridge import DeliveryError
+
+log = structlog.get_logger("askbridge.telegram")
+T = TypeVar("T")
+
+
+def retry_after_seconds(exc: RetryAfter) -> float:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PTBDeprecationWarning)
+        value = exc.retry_after
+    return value.total_seconds() if isinstance(value, dt.timedelta) else float(value)
+
+
+def explain(exc: TelegramError, token_env: str) -> str:
+    """A sentence a person can act on; Telegram's own descriptions never contain the token."""
+    if isinstance(exc, InvalidToken):
+        return (f"Telegram rejected the bot token in ${token_env}; copy it again from @BotFather "
+                "(/token) and restart.")
+    if isinstance(exc, Forbidden):
+        return (f"the bot may not write there ({exc.message}); add it to the chat, or have the "
+                "person press Start in a private chat with it")
+    if isinstance(exc, ChatMigrated):
+        return (f"the group became a supergroup; use the surface telegram:{exc.new_chat_id} "
+                "instead")
+    if isinstance(exc, BadRequest):
+        return f"Telegram refused the message ({exc.message})"
+    if isinstance(exc, RetryAfter):
+        return f"Telegram asks to wait {retry_after_seconds(exc):.0f} s before sending again"
+    return f"Telegram could not be reached ({exc.message})"
+
+
+class Caller:
+    """Runs one Bot API call with the configured retry policy."""
+
+    def __init__(self, config: TelegramConfig) -> None:
+        self.config = config
+
+    async def __call__(self, method: str, call: Callable[[], Awaitable[T]]) -> T:
+        """The call's result; BadRequest is raised as is (the caller may fall back), every other
+        lasting failure as DeliveryError."""
+        last: TelegramError | None = None
+        for attempt in range(self.config.attempts):
+            try:
+                return await call()
+            except BadRequest:
+                raise
+            except RetryAfter as exc:
+                last = exc
+                wait = retry_after_seconds(exc)
+                if wait > self.config.max_retry_after:
+                    break
+            except NetworkError as exc:  # 5xx, timeouts, refused connections
+                last = exc
+                wait = self.config.retry_base_seconds * 2 ** attempt
+            except TelegramError as exc:  # a bad token, a blocked bot: retrying cannot help
+                last = exc
+                break
+            if attempt + 1 < self.config.attempts:
+                log.info("telegram_retry", method=method, attempt=attempt + 1,
+                         wait=round(wait, 2), error=type(last).__name__)
+                await asyncio.sleep(wait)
+        assert last is not None
+        log.warning("telegram_call_failed", method=method, error=type(last).__name__)
+        raise DeliveryError(explain(last, self.config.token_env)) from last

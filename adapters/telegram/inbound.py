@@ -1,0 +1,147 @@
+"""Telegram updates (taps, texts) as core events: who, where, what, and whether they may answer."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel, ConfigDict
+from telegram import MaybeInaccessibleMessage, Update
+
+from adapters.telegram.render import CALLBACK_PREFIX
+from bridge import ButtonAction, ButtonPressed, QuestionId, SurfaceId, TextReceived, UserRef
+
+_CALLBACK = re.compile(rf"^{CALLBACK_PREFIX}:(q_[a-z0-9]{{1,40}}):(\d{{1,2}}|o|s)$")
+_ACTIONS: dict[str, ButtonAction] = {"o": "other", "s": "skip"}
+_BOT_COMMAND = re.compile(r"^(/\w+)@\w+")
+PRIVATE = "private"
+
+
+class Where(BaseModel):
+    """A conversation (and forum topic) in Telegram terms."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    chat_id: int
+    chat_type: str
+    thread_id: int | None = None
+
+    @property
+    def surface(self) -> SurfaceId:
+        return surface_for(self.chat_id, self.thread_id)
+
+
+class Tap(BaseModel):
+    """A callback query from an inline button."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    query_id: str
+    user_id: int
+    where: Where | None
+    message_id: int | None
+    data: str
+
+
+class Said(BaseModel):
+    """A text message (a reply to a prompt or force-reply request, or just text)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    where: Where
+    user_id: int
+    user_is_bot: bool
+    message_id: int
+    text: str
+    reply_to_message_id: int | None = None
+    reply_to_bot: bool = False
+
+
+def surface_for(chat_id: int | str, thread_id: int | None = None) -> SurfaceId:
+    """`telegram:<chat>`, or `telegram:<chat>/<thread>` for a forum topic."""
+    return SurfaceId(f"telegram:{chat_id}" + (f"/{thread_id}" if thread_id else ""))
+
+
+def parse_target(target: str) -> tuple[int | str, int | None]:
+    """`-100123/7` → (-100123, 7); `@channel` stays a string; raises ValueError when malformed."""
+    chat, _, thread = target.partition("/")
+    if not chat:
+        raise ValueError("no chat id")
+    chat_id: int | str = chat if chat.startswith("@") else int(chat)
+    return chat_id, (int(thread) if thread else None)
+
+
+def message_ref(chat_id: int | str, message_id: int) -> str:
+    """The reference deliver() returns and inbound replies quote: `<chat>:<message_id>`."""
+    return f"{chat_id}:{message_id}"
+
+
+def parse_ref(ref: str) -> tuple[int | str, int]:
+    chat, _, message_id = ref.rpartition(":")
+    return (chat if chat.startswith("@") else int(chat)), int(message_id)
+
+
+def _where(message: MaybeInaccessibleMessage) -> Where:
+    topic = bool(getattr(message, "is_topic_message", False))
+    thread = getattr(message, "message_thread_id", None) if topic else None
+    return Where(chat_id=message.chat.id, chat_type=message.chat.type, thread_id=thread)
+
+
+def tap_from(update: Update) -> Tap | None:
+    query = update.callback_query
+    if query is None or query.data is None:
+        return None
+    where = _where(query.message) if query.message else None
+    return Tap(query_id=query.id, user_id=query.from_user.id, where=where,
+               message_id=query.message.message_id if query.message else None, data=query.data)
+
+
+def said_from(update: Update) -> Said | None:
+    message = update.message
+    if message is None or message.text is None or message.from_user is None:
+        return None
+    where = _where(message)
+    replied = message.reply_to_message
+    return Said(
+        where=where, user_id=message.from_user.id, user_is_bot=message.from_user.is_bot,
+        message_id=message.message_id, text=message.text,
+        reply_to_message_id=replied.message_id if replied else None,
+        reply_to_bot=bool(replied and replied.from_user and replied.from_user.is_bot),
+    )
+
+
+def parse_callback(data: str) -> tuple[QuestionId, ButtonAction] | None:
+    """`ab:q_…:2` → (question id, 2); anything else (other bots' buttons, garbage) → None."""
+    match = _CALLBACK.match(data)
+    if match is None:
+        return None
+    code = match.group(2)
+    return QuestionId(match.group(1)), _ACTIONS.get(code, int(code) if code.isdigit() else 0)
+
+
+def may_answer(where: Where | None, user_id: int, answerers: list[int]) -> bool:
+    """The private chat's own user, or someone listed in `answerers`."""
+    if user_id in answerers:
+        return True
+    return where is not None and where.chat_type == PRIVATE and where.chat_id == user_id
+
+
+def button_event(tap: Tap, answerers: list[int]) -> ButtonPressed | None:
+    parsed = parse_callback(tap.data)
+    if parsed is None or tap.where is None:
+        return None
+    question_id, action = parsed
+    return ButtonPressed(surface=tap.where.surface, user=UserRef(str(tap.user_id)),
+                         question_id=question_id, action=action,
+                         authorized=may_answer(tap.where, tap.user_id, answerers))
+
+
+def text_event(said: Said, answerers: list[int], reply_to: str | None) -> TextReceived | None:
+    """The text as the broker's parser should see it; None when it is to be ignored."""
+    if said.user_is_bot:
+        return None
+    authorized = may_answer(said.where, said.user_id, answerers)
+    if not authorized and said.where.chat_type != PRIVATE:
+        return None  # others chatting in a group are none of our business
+    text = _BOT_COMMAND.sub(r"\1", said.text.strip())
+    return TextReceived(surface=said.where.surface, user=UserRef(str(said.user_id)), text=text,
+                        authorized=authorized, reply_to=reply_to)
