@@ -1,0 +1,133 @@
+"""MCP with the official client: stdio (`askbridge mcp`) and streamable HTTP at /mcp."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.adapters.webhook.test_webhook_e2e import DEPLOY, post_reply
+from tests.harness import AGENT_TOKEN, SUB_TOKEN, Running, make_config, running, until
+
+EXPECTED = {"status": "answered", "answers": {"answers": {"deploy_target": {"answers": ["Canary"]}}}}
+
+
+def stdio_params(r: Running, token: str = AGENT_TOKEN) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "bridge", "mcp"],
+        env={"ASKBRIDGE_URL": r.url, "ASKBRIDGE_TOKEN": token, "ASKBRIDGE_SESSION": "mcp",
+             "ASKBRIDGE_PROGRESS_SECONDS": "0.2", "PATH": "/usr/bin:/bin"},
+    )
+
+
+async def answer_when_pending(r: Running, text: str, after: float = 0.0) -> None:
+    await until(lambda: r.bridge.store.pending_on_surface("webhook:sms:+100"))  # type: ignore[arg-type]
+    await asyncio.sleep(after)  # lets progress notifications flow before the answer
+    async with r.http() as http:
+        assert (await post_reply(http, text)).json()["accepted"] is True
+
+
+async def test_stdio_lists_the_tool_with_schema_and_guidance(tmp_path: Path) -> None:
+    async with running(make_config(tmp_path)) as r:
+        async with stdio_client(stdio_params(r)) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            tools = (await s.list_tools()).tools
+            assert [t.name for t in tools] == ["ask_user"]
+            tool = tools[0]
+            assert "(Recommended)" in (tool.description or "")
+            assert "Other" in (tool.description or "")
+            assert "questions" in tool.inputSchema["properties"]
+            assert tool.inputSchema["additionalProperties"] is False
+
+
+async def test_stdio_call_is_answered_with_progress(tmp_path: Path) -> None:
+    progress: list[tuple[float, str | None]] = []
+
+    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+        progress.append((done, message))
+
+    async with running(make_config(tmp_path)) as r:
+        async with stdio_client(stdio_params(r)) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            answering = asyncio.create_task(answer_when_pending(r, "3", after=0.7))
+            result = await s.call_tool("ask_user", DEPLOY, progress_callback=on_progress)
+            await answering
+            assert result.isError is False
+            assert result.structuredContent == EXPECTED
+            text = result.content[0].text  # type: ignore[union-attr]
+            assert "deploy_target: Canary" in text
+            assert progress and "Waiting for the user's answer" in (progress[0][1] or "")
+
+
+async def test_stdio_client_going_away_cancels_the_question(tmp_path: Path) -> None:
+    async with running(make_config(tmp_path)) as r:
+        async with stdio_client(stdio_params(r)) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            call = asyncio.create_task(s.call_tool("ask_user", DEPLOY))
+            pending = await until(lambda: r.bridge.store.pending_questions())
+            call.cancel()
+        qid = pending[0].id
+        ended = await until(lambda: _terminal(r, qid))
+        assert ended.reason == "cancelled"
+
+
+async def _terminal(r: Running, qid: Any) -> Any:
+    record = await r.bridge.store.get_question(qid)
+    return record if record and not record.pending else None
+
+
+async def test_stdio_invalid_call_is_a_tool_error_with_the_422_messages(tmp_path: Path) -> None:
+    async with running(make_config(tmp_path)) as r:
+        async with stdio_client(stdio_params(r)) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            bad = {"questions": [{"id": "x", "header": "H", "question": "Q?",
+                                  "options": [{"label": "A"}, {"label": "Other"}]}]}
+            result = await s.call_tool("ask_user", bad)
+            assert result.isError is True
+            text = result.content[0].text  # type: ignore[union-attr]
+            assert "questions[0].options[1].label" in text and "own words" in text
+
+
+async def test_stdio_subagent_sees_no_tool(tmp_path: Path) -> None:
+    async with running(make_config(tmp_path)) as r:
+        params = stdio_params(r, token=SUB_TOKEN)
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            assert (await s.list_tools()).tools == []
+
+
+def http_client(r: Running, token: str) -> httpx.AsyncClient:
+    return httpx.AsyncClient(headers={"Authorization": f"Bearer {token}",
+                                      "X-Askbridge-Session": "mcp-http"},
+                             timeout=httpx.Timeout(30, read=60), trust_env=False)
+
+
+async def test_http_mcp_lists_and_answers(tmp_path: Path) -> None:
+    async with running(make_config(tmp_path)) as r, http_client(r, AGENT_TOKEN) as client:
+        async with streamable_http_client(f"{r.url}/mcp/", http_client=client) as (read, write, _):
+            async with ClientSession(read, write) as s:
+                await s.initialize()
+                assert [t.name for t in (await s.list_tools()).tools] == ["ask_user"]
+                answering = asyncio.create_task(answer_when_pending(r, "canary"))
+                result = await s.call_tool("ask_user", DEPLOY)
+                await answering
+                assert result.structuredContent == EXPECTED
+        line = await r.bridge.store.timeline("assistant", "mcp-http")  # type: ignore[arg-type]
+        assert len(line) == 1
+
+
+async def test_http_mcp_subagent_sees_no_tool_and_bad_token_is_401(tmp_path: Path) -> None:
+    async with running(make_config(tmp_path)) as r, http_client(r, SUB_TOKEN) as client:
+        async with streamable_http_client(f"{r.url}/mcp/", http_client=client) as (read, write, _):
+            async with ClientSession(read, write) as s:
+                await s.initialize()
+                assert (await s.list_tools()).tools == []
+        async with r.http() as http:
+            response = await http.post("/mcp/", json={}, headers={"Authorization": "Bearer x"})
+            assert response.status_code == 401
