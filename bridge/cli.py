@@ -24,16 +24,6 @@ EXIT_NO_ANSWER = 3
 EXIT_USAGE = 2
 
 
-def _load(args: argparse.Namespace) -> tuple[BridgeConfig, dict[str, str], bool]:
-    """The config and environment to run with, and whether they are the embedded defaults."""
-    path = args.config or os.environ.get("ASKBRIDGE_CONFIG")
-    if path:
-        return load_config(path), dict(os.environ), False
-    config = embedded_defaults()
-    env, _ = default_env(config.data_dir, dict(os.environ))
-    return config, env, True
-
-
 def _welcome(config: BridgeConfig, env: dict[str, str], created: bool) -> str:
     agent = config.agents[0]
     token = env[agent.token_env]
@@ -68,9 +58,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
             config = embedded_defaults()
             env, created = default_env(config.data_dir, dict(os.environ))
             defaults = True
-        if args.port is not None:
+        overrides = {k: v for k, v in (("host", args.host), ("port", args.port)) if v is not None}
+        if overrides:
             config = config.model_copy(update={"server": config.server.model_copy(
-                update={"port": args.port})})
+                update=overrides)})
         bridge = Bridge.build(config, env)
     except ConfigError as exc:
         print(f"askbridge: {exc}", file=sys.stderr)
@@ -183,6 +174,7 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="run the bridge (embedded defaults without --config)")
     serve.add_argument("--config", help="TOML config file (default: $ASKBRIDGE_CONFIG)")
+    serve.add_argument("--host", help="override server.host (default 127.0.0.1)")
     serve.add_argument("--port", type=int, help="override server.port")
     serve.add_argument("--log-level", default="info")
     serve.set_defaults(func=cmd_serve)

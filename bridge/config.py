@@ -100,7 +100,9 @@ def load_config(path: str | os.PathLike[str]) -> BridgeConfig:
     try:
         raw = tomllib.loads(file.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ConfigError(f"No config file at {file}; create one from config/askbridge.example.toml.")
+        raise ConfigError(
+            f"No config file at {file}; create one from config/askbridge.example.toml."
+        ) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{file} is not valid TOML: {exc}") from exc
     return parse_config(raw, source=str(file))
