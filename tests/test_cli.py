@@ -67,7 +67,7 @@ async def test_embedded_defaults_ask_from_a_shell_answered_by_a_reply(tmp_path: 
                                       ASKBRIDGE_URL=url))
 
         async def replied() -> bool:
-            code, out, _ = await run(tmp_path, "reply", "2", ASKBRIDGE_URL=url)
+            code, _, _ = await run(tmp_path, "reply", "2", ASKBRIDGE_URL=url)
             return code == 0
 
         await until(replied, timeout=30, interval=0.3)
