@@ -164,3 +164,18 @@ async def test_click_after_a_restart_still_answers(tmp_path: Path) -> None:
             assert result.to_json() == answered(deploy_target=["Staging (Recommended)"])
             await until(lambda: status_of(message))
             assert status_of(message) == "Answered: Staging (Recommended)"
+
+
+async def test_a_thread_surface_gets_the_prompt_in_its_thread(tmp_path: Path) -> None:
+    surface = "slack:C0123/1700000000.000100"
+    async with fake_slack() as fake, running(
+            slack_config(tmp_path, fake, surfaces=(surface,)), slack_env()) as r, \
+            r.client() as client:
+        ask = asyncio.create_task(client.ask(TWO))
+        message = await fake.wait_posted()
+        assert message["thread_ts"] == "1700000000.000100"
+        await fake.send_envelope("events_api", message_body(
+            "C0123", "1: staging\n2: test", thread_ts="1700000000.000100"))
+        result = await asyncio.wait_for(ask, 10)
+        assert result.to_json() == answered(env=["Staging"], checks=["Test"])
+        await until(lambda: status_of(message))
