@@ -17,9 +17,9 @@ def create(ctx: AdapterContext) -> WebAdapter | None:
             f"The web UI reads its token from ${config.token_env}, which is not set; export a "
             "long random string there, or set [web] enabled = false."
         )
-    return WebAdapter(token)
+    return WebAdapter(token, ctx.base_url)
 
 
 plugin = AdapterPlugin(platform="web", create=create, sections=())
 
-__all__ = ["WebAdapter", "plugin"]
+__all__ = ["WebAdapter", "WebConfig", "plugin"]

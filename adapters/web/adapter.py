@@ -9,6 +9,9 @@ from typing import Any
 import structlog
 from starlette.routing import BaseRoute
 
+from adapters.web.render import question_event, resolved_event
+from adapters.web.routes import WebRoutes
+from adapters.web.security import WebAuth
 from bridge import (
     Capabilities,
     Delivery,
@@ -20,40 +23,43 @@ from bridge import (
 )
 
 log = structlog.get_logger("askbridge.web")
+QUEUE_LIMIT = 1000
 
 
 class WebAdapter:
-    """Delivery to the web surface always succeeds: the question is kept for the UI to show."""
+    """Delivery to the web surface always succeeds: the question is kept for the UI to show,
+    and every connected page hears about it at once over its event stream."""
 
     platform = "web"
 
-    def __init__(self, token: str) -> None:
-        self.token = token
+    def __init__(self, token: str, base_url: str | None = None) -> None:
         self.sink: InboundSink | None = None
         self.listeners: set[asyncio.Queue[dict[str, Any]]] = set()
+        self._routes = WebRoutes(self, WebAuth(token, base_url))
 
     def capabilities(self, surface: SurfaceId) -> Capabilities:
         return Capabilities(buttons=True, edits=True, modals=True, max_len=100_000)
 
     def routes(self) -> Sequence[BaseRoute]:
-        return []
+        return self._routes.routes()
 
     async def start(self, sink: InboundSink) -> None:
         self.sink = sink
 
     async def stop(self) -> None:
-        for queue in list(self.listeners):
-            queue.put_nowait({"type": "bye"})
+        self.publish({"type": "bye"})
 
     def publish(self, event: dict[str, Any]) -> None:
         for queue in list(self.listeners):
-            if queue.qsize() < 1000:
+            if queue.qsize() < QUEUE_LIMIT:
                 queue.put_nowait(event)
 
     async def deliver(self, surface: SurfaceId, prompt: Prompt) -> MessageRef | None:
-        self.publish({"type": "question", "questionId": prompt.question_id})
+        self.publish(question_event(prompt))
+        log.info("web_question_published", question_id=prompt.question_id,
+                 pages=len(self.listeners))
         return MessageRef(prompt.question_id)
 
     async def finalize(self, delivery: Delivery, final: Finalization) -> None:
-        self.publish({"type": "resolved", "questionId": delivery.question_id,
-                      "kind": final.kind, "status": final.status_line})
+        self.publish(resolved_event(delivery, final))
+        log.info("web_question_finalized", question_id=delivery.question_id, kind=final.kind)

@@ -1,0 +1,198 @@
+"""The Control UI over HTTP: login, page and assets, JSON at /ui/api, live events at /ui/events."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+import structlog
+from pydantic import ValidationError
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
+from starlette.routing import BaseRoute, Route
+
+from adapters.web.inbound import AnswerBody, reply_response, to_event
+from adapters.web.render import SSE_HELLO, SSE_PING, sse, ui_view
+from adapters.web.security import CSRF_COOKIE, SESSION_COOKIE, SESSION_MAX_AGE, WebAuth
+from bridge import AgentName, InboundSink, QuestionId, SessionKey
+
+log = structlog.get_logger("askbridge.web")
+STATIC = Path(__file__).parent / "static"
+ASSETS = {"app.js": "text/javascript", "dom.js": "text/javascript", "panel.js": "text/javascript",
+          "app.css": "text/css"}
+SECURITY_HEADERS = {
+    "content-security-policy": "default-src 'self'; script-src 'self'; style-src 'self'; "
+    "img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; "
+    "form-action 'self'",
+    "referrer-policy": "no-referrer",
+    "x-content-type-options": "nosniff",
+    "x-frame-options": "DENY",
+    "cache-control": "no-store",
+}
+SIGNED_OUT = (
+    "<!doctype html><meta charset=utf-8><title>askbridge · sign in</title>"
+    "<body style=\"font:16px system-ui;margin:15vh auto;max-width:32rem;color:#24292f\">"
+    "<h1 style=\"font-size:1.3rem\">Sign in to askbridge</h1><p>Open the login link that "
+    "<code>askbridge serve</code> printed (<code>http://…/?token=…</code>). It signs this "
+    "browser in and then drops the token from the address bar.</p>"
+)
+SIGN_IN = "Sign in with the login link askbridge serve printed."
+STREAM_SECONDS = 25.0
+"""Streams end by themselves now and then so a stopping server never waits on a page;
+EventSource reconnects and the page refetches its state on every (re)connect."""
+PING_SECONDS = 10.0
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+class Hub(Protocol):
+    """What the routes need from the adapter: the broker's sink and the live listeners."""
+
+    sink: InboundSink | None
+    listeners: set[asyncio.Queue[dict[str, Any]]]
+
+
+def _error(status: int, code: str, msg: str) -> JSONResponse:
+    return JSONResponse({"error": code, "details": [{"loc": "request", "msg": msg}]},
+                        status_code=status, headers=SECURITY_HEADERS)
+
+
+def _json(body: Any, status: int = 200) -> JSONResponse:
+    return JSONResponse(body, status_code=status, headers=SECURITY_HEADERS)
+
+
+class WebRoutes:
+    def __init__(self, hub: Hub, auth: WebAuth) -> None:
+        self.hub = hub
+        self.auth = auth
+        self.files = {name: (STATIC / name).read_bytes() for name in [*ASSETS, "index.html"]}
+
+    def routes(self) -> list[BaseRoute]:
+        return [
+            Route("/", self.index, methods=["GET"]),
+            Route("/ui/static/{name}", self.asset, methods=["GET"]),
+            Route("/ui/api/state", self._api(self.state), methods=["GET"]),
+            Route("/ui/api/timeline", self._api(self.timeline), methods=["GET"]),
+            Route("/ui/api/questions/{question_id}", self._api(self.question), methods=["GET"]),
+            Route("/ui/api/questions/{question_id}/answer", self._api(self.answer, change=True),
+                  methods=["POST"]),
+            Route("/ui/events", self.events, methods=["GET"]),
+        ]
+
+    # pages ---------------------------------------------------------------------------------
+
+    async def index(self, request: Request) -> Response:
+        token = request.query_params.get("token")
+        if token is not None:
+            if not self.auth.token_ok(token):
+                log.warning("web_login_refused")
+                return Response(SIGNED_OUT, 401, headers=SECURITY_HEADERS, media_type="text/html")
+            return self._login(request)
+        if self.auth.session(request) is None:
+            return Response(SIGNED_OUT, 401, headers=SECURITY_HEADERS, media_type="text/html")
+        return Response(self.files["index.html"], headers=SECURITY_HEADERS, media_type="text/html")
+
+    def _login(self, request: Request) -> Response:
+        session, csrf = self.auth.new_session()
+        response = RedirectResponse("/", status_code=303, headers=SECURITY_HEADERS)
+        secure = request.url.scheme == "https"
+        response.set_cookie(SESSION_COOKIE, session, max_age=SESSION_MAX_AGE, httponly=True,
+                            samesite="lax", secure=secure, path="/")
+        response.set_cookie(CSRF_COOKIE, csrf, max_age=SESSION_MAX_AGE, httponly=False,
+                            samesite="strict", secure=secure, path="/")
+        log.info("web_login")
+        return response
+
+    async def asset(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in ASSETS:
+            return _error(404, "not_found", "There is no such asset.")
+        return Response(self.files[name], media_type=ASSETS[name],
+                        headers={**SECURITY_HEADERS, "cache-control": "no-cache"})
+
+    # JSON API --------------------------------------------------------------------------------
+
+    def _api(self, handler: Callable[[Request, InboundSink], Awaitable[Response]],
+             change: bool = False) -> Handler:
+        async def guarded(request: Request) -> Response:
+            nonce = self.auth.session(request)
+            if nonce is None:
+                return _error(401, "unauthorized", SIGN_IN)
+            if change and not self.auth.same_origin(request, required=True):
+                log.warning("web_origin_refused", path=request.url.path)
+                return _error(403, "forbidden", "Cross-origin requests are refused.")
+            if change and not self.auth.csrf_ok(request, nonce):
+                log.warning("web_csrf_refused", path=request.url.path)
+                return _error(403, "forbidden", "The CSRF token is missing or wrong; reload.")
+            if self.hub.sink is None:
+                return _error(503, "starting", "askbridge is starting; try again in a moment.")
+            return await handler(request, self.hub.sink)
+
+        return guarded
+
+    async def state(self, request: Request, sink: InboundSink) -> Response:
+        pending = [ui_view(v) for v in await sink.pending_views()]
+        return _json({"now": int(time.time() * 1000), "sessions": await sink.session_views(),
+                      "pending": [v for v in pending if v["answerable"]]})
+
+    async def timeline(self, request: Request, sink: InboundSink) -> Response:
+        agent = request.query_params.get("agent", "")
+        session = request.query_params.get("session", "")
+        items = await sink.timeline_view(AgentName(agent), SessionKey(session))
+        return _json({"agent": agent, "session": session, "items": [ui_view(v) for v in items]})
+
+    async def question(self, request: Request, sink: InboundSink) -> Response:
+        view = await sink.question_view(QuestionId(request.path_params["question_id"]))
+        if view is None:
+            return _error(404, "not_found", "There is no such question.")
+        return _json(ui_view(view))
+
+    async def answer(self, request: Request, sink: InboundSink) -> Response:
+        question_id = request.path_params["question_id"]
+        try:
+            body = AnswerBody.model_validate_json(await request.body())
+        except ValidationError:
+            return _error(422, "invalid_request",
+                          'Send {"answers": {"<question id>": ["<label or text>"]}} or '
+                          '{"answers": null} to skip.')
+        view = await sink.question_view(QuestionId(question_id))
+        if view is None:
+            return _error(404, "not_found", "There is no such question.")
+        if "web" not in view["surfaces"]:
+            return _error(403, "forbidden", "This question was not sent to the web UI.")
+        status, reply = reply_response(await sink.answers_submitted(to_event(question_id, body)))
+        log.info("web_answer", question_id=question_id, skipped=body.answers is None,
+                 status=status)
+        return _json(reply, status)
+
+    # live channel ----------------------------------------------------------------------------
+
+    async def events(self, request: Request) -> Response:
+        if self.auth.session(request) is None:
+            return _error(401, "unauthorized", SIGN_IN)
+        if not self.auth.same_origin(request, required=False):
+            log.warning("web_origin_refused", path=request.url.path)
+            return _error(403, "forbidden", "Cross-origin event streams are refused.")
+        return StreamingResponse(self._stream(), media_type="text/event-stream",
+                                 headers={**SECURITY_HEADERS, "x-accel-buffering": "no"})
+
+    async def _stream(self) -> AsyncIterator[bytes]:
+        queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.hub.listeners.add(queue)
+        loop = asyncio.get_running_loop()
+        end = loop.time() + STREAM_SECONDS
+        try:
+            yield SSE_HELLO + sse({"type": "hello"})
+            while (left := end - loop.time()) > 0:
+                try:
+                    event = await asyncio.wait_for(queue.get(), min(PING_SECONDS, left))
+                except TimeoutError:
+                    yield SSE_PING
+                    continue
+                if event["type"] == "bye":
+                    return
+                yield sse(event)
+        finally:
+            self.hub.listeners.discard(queue)

@@ -1,0 +1,322 @@
+// askbridge Control UI: sessions, their timelines, the pending-question panel, live updates.
+import { ago, clock, cookie, h, when } from "./dom.js";
+import { Panel, newDraft } from "./panel.js";
+
+const $ = (id) => document.getElementById(id);
+const narrowQuery = window.matchMedia("(max-width: 720px)");
+const state = {
+  sessions: [], pending: [], offset: 0, current: null, timeline: [], notes: [],
+  drafts: new Map(), collapsed: new Set(), panel: null, dockKey: "", signedOut: false,
+};
+const keyOf = (agent, session) => `${agent}\u0000${session}`;
+const now = () => Date.now() + state.offset;
+
+// HTTP ----------------------------------------------------------------------------------------
+
+async function api(path, body) {
+  const init = { credentials: "same-origin", headers: {} };
+  if (body !== undefined) {
+    init.method = "POST";
+    init.body = JSON.stringify(body);
+    init.headers = { "content-type": "application/json", "x-askbridge-csrf": cookie("askbridge_csrf") };
+  }
+  const response = await fetch(path, init);
+  if (response.status === 401) signedOut();
+  let data = null;
+  try { data = await response.json(); } catch { data = null; }
+  return { status: response.status, data };
+}
+
+function signedOut() {
+  state.signedOut = true;
+  document.body.replaceChildren(h("div", { class: "signed-out" },
+    h("h1", { text: "Signed out" }),
+    h("p", { text: "Open the login link that askbridge serve printed (…/?token=…) to sign in again." })));
+}
+
+// state ---------------------------------------------------------------------------------------
+
+let refreshing = null;
+let again = false;
+
+function refresh() {
+  if (refreshing) { again = true; return refreshing; }
+  refreshing = (async () => {
+    try {
+      do { again = false; await load(); } while (again);
+    } finally { refreshing = null; }
+  })();
+  return refreshing;
+}
+
+async function load() {
+  const { status, data } = await api("/ui/api/state");
+  if (status !== 200 || !data) return;
+  state.offset = data.now - Date.now();
+  state.sessions = data.sessions;
+  state.pending = data.pending;
+  chooseSession();
+  if (state.current) {
+    const [agent, session] = state.current.split("\u0000");
+    const q = new URLSearchParams({ agent, session });
+    const timeline = await api(`/ui/api/timeline?${q}`);
+    if (timeline.status === 200) state.timeline = timeline.data.items.slice().reverse();
+  }
+  render();
+}
+
+function pendingFor(key) {
+  return state.pending.find((v) => keyOf(v.agent, v.session) === key) || null;
+}
+
+function chooseSession() {
+  const fromHash = decodeHash();
+  const known = (key) => state.sessions.some((s) => keyOf(s.agent, s.session) === key);
+  if (fromHash && known(fromHash) && fromHash !== state.current) return select(fromHash, false);
+  if (state.current && known(state.current) && pendingFor(state.current)) return;
+  const waiting = state.pending[state.pending.length - 1];
+  if (waiting) return select(keyOf(waiting.agent, waiting.session), false);
+  if (!state.current || !known(state.current)) {
+    const first = state.sessions[0];
+    if (first) select(keyOf(first.agent, first.session), false);
+  }
+}
+
+function select(key, reload = true) {
+  if (state.current !== key) { state.timeline = []; state.notes = []; }
+  state.current = key;
+  const [agent, session] = key.split("\u0000");
+  const hash = `#${encodeURIComponent(agent)}/${encodeURIComponent(session)}`;
+  if (location.hash !== hash) history.replaceState(null, "", hash);
+  if (reload) refresh();
+}
+
+function decodeHash() {
+  const [agent, session] = location.hash.slice(1).split("/");
+  return agent && session ? keyOf(decodeURIComponent(agent), decodeURIComponent(session)) : null;
+}
+
+// rendering -----------------------------------------------------------------------------------
+
+function render() {
+  renderSessions();
+  renderHeader();
+  renderTimeline();
+  renderDock();
+  tick();
+}
+
+function renderSessions() {
+  const items = state.sessions.map((s) => {
+    const key = keyOf(s.agent, s.session);
+    return h("button", { type: "button", class: `session${key === state.current ? " active" : ""}`,
+      "aria-current": key === state.current ? "true" : null, onclick: () => select(key) },
+      h("span", { class: "session-name", text: s.session }),
+      h("span", { class: "session-meta", text: `${s.agent} · ${ago(s.lastAt)}` }),
+      s.pending ? h("span", { class: "badge", "aria-label": `${s.pending} pending`, text: String(s.pending) }) : null);
+  });
+  $("sessions").replaceChildren(...(items.length ? items
+    : [h("div", { class: "empty-side", text: "No sessions yet" })]));
+}
+
+function renderHeader() {
+  if (!state.current) return;
+  const [agent, session] = state.current.split("\u0000");
+  $("title").textContent = session;
+  const n = state.timeline.length;
+  $("subtitle").textContent = `${agent} · ${n} question${n === 1 ? "" : "s"}`;
+}
+
+const OUTCOME = { skipped: "Skipped", expired: "Expired", cancelled: "Cancelled", undelivered: "Undelivered" };
+
+function summaryLines(view) {
+  const answers = (view.result && view.result.answers && view.result.answers.answers) || {};
+  return view.request.questions.map((q) => h("div", { class: "sum-line" },
+    h("span", { class: "sum-head", text: `${q.header}: ` }),
+    h("span", { class: "sum-answer", text: ((answers[q.id] || {}).answers || []).join(", ") })));
+}
+
+function outcome(view) {
+  if (view.status === "pending") {
+    const open = view.answerable && state.collapsed.has(view.id);
+    return h("div", { class: "outcome pending" }, h("span", { class: "pill wait", text: "Waiting for your answer" }),
+      open ? h("button", { type: "button", class: "link", text: "Answer now",
+        onclick: () => expand(view.id) }) : null);
+  }
+  if (view.status === "answered") {
+    return h("div", { class: `reply${view.elsewhere ? " elsewhere" : ""}` },
+      h("div", { class: "reply-label", text: view.elsewhere ? `Answered elsewhere · ${view.answeredVia}` : "You answered" }),
+      summaryLines(view));
+  }
+  return h("div", { class: "outcome" }, h("span", { class: `pill ${view.reason}`, text: OUTCOME[view.reason] || "Ended" }));
+}
+
+function timelineItem(view) {
+  return h("div", { class: `entry status-${view.status}`, dataset: { question: view.id } },
+    h("article", { class: "ask" },
+      h("div", { class: "ask-meta" }, h("span", { class: "who", text: view.agent }),
+        h("time", { datetime: view.createdAt, text: when(view.createdAt) })),
+      view.request.questions.map((q) => h("div", { class: "ask-q" },
+        h("span", { class: "chip", text: q.header }), h("span", { class: "ask-text", text: q.question })))),
+    outcome(view));
+}
+
+function renderTimeline() {
+  const box = $("timeline");
+  const nearBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 80;
+  const items = state.timeline.map(timelineItem);
+  const notes = state.notes.map((text) => h("div", { class: "note", role: "status", text }));
+  if (!items.length && !notes.length) {
+    items.push(h("div", { class: "empty" }, h("div", { class: "empty-title", text: "No questions yet" }),
+      h("p", { text: "When an agent calls ask_user, its question shows up here and waits for you." })));
+  }
+  box.replaceChildren(...items, ...notes);
+  if (nearBottom || state.notes.length) box.scrollTop = box.scrollHeight;
+}
+
+function renderDock() {
+  const view = state.current ? pendingFor(state.current) : null;
+  const collapsed = view ? state.collapsed.has(view.id) : false;
+  const mode = narrowQuery.matches ? "narrow" : "wide";
+  const key = `${view ? view.id : ""}|${collapsed}|${mode}`;
+  $("dock").dataset.state = view ? (collapsed ? "collapsed" : "open") : "idle";
+  const input = $("composer-input");
+  input.placeholder = view ? `Type an answer to “${currentQuestion(view).header}”…`
+    : "Nothing to answer right now";
+  if (key === state.dockKey) return;
+  state.dockKey = key;
+  const slot = $("question-slot");
+  if (!view) { state.panel = null; slot.replaceChildren(); return; }
+  if (!state.drafts.has(view.id)) state.drafts.set(view.id, newDraft());
+  if (!state.panel || state.panel.view.id !== view.id) {
+    state.panel = new Panel(view, state.drafts.get(view.id), {
+      submit: (answers) => answer(view, answers), skip: () => answer(view, null),
+      collapse: () => collapse(view.id), others: othersWaiting, nextSession,
+    });
+  }
+  state.panel.narrow = mode === "narrow";
+  if (collapsed) slot.replaceChildren(questionBar(view));
+  else slot.replaceChildren(state.panel.render(true));
+}
+
+function currentQuestion(view) {
+  const draft = state.drafts.get(view.id);
+  return view.request.questions[draft ? draft.step : 0] || view.request.questions[0];
+}
+
+function questionBar(view) {
+  const q = currentQuestion(view);
+  return h("button", { type: "button", class: "qbar", onclick: () => expand(view.id),
+    "aria-label": "Expand the question" },
+    h("span", { class: "qbar-dot", "aria-hidden": "true" }), h("span", { class: "chip", text: q.header }),
+    h("span", { class: "qbar-text", text: q.question }),
+    h("span", { class: "countdown", dataset: { expires: view.expiresAt } }),
+    h("span", { class: "qbar-expand", text: "Expand ⌃" }));
+}
+
+function othersWaiting() {
+  return state.pending.filter((v) => keyOf(v.agent, v.session) !== state.current).length;
+}
+
+function nextSession() {
+  const other = state.pending.find((v) => keyOf(v.agent, v.session) !== state.current);
+  if (other) select(keyOf(other.agent, other.session));
+}
+
+function collapse(id) { state.collapsed.add(id); renderDock(); renderTimeline(); $("composer-input").focus(); }
+function expand(id) { state.collapsed.delete(id); renderDock(); renderTimeline(); }
+
+function tick() {
+  for (const el of document.querySelectorAll("[data-expires]")) {
+    const left = Date.parse(el.dataset.expires) - now();
+    el.textContent = clock(left);
+    el.classList.toggle("urgent", left < 60_000);
+  }
+}
+
+// actions -------------------------------------------------------------------------------------
+
+async function answer(view, answers) {
+  const { status, data } = await api(`/ui/api/questions/${encodeURIComponent(view.id)}/answer`, { answers });
+  if (status === 200) {
+    state.pending = state.pending.filter((v) => v.id !== view.id);
+    state.drafts.delete(view.id);
+    renderDock();
+    await refresh();
+    return null;
+  }
+  if (status === 409) {
+    state.notes.push("This question had already ended, so your answer was not used.");
+    await refresh();
+    return null;
+  }
+  return (data && (data.message || (data.details && data.details[0].msg))) || "That did not work; try again.";
+}
+
+function onCompose(ev) {
+  ev.preventDefault();
+  const input = $("composer-input");
+  const text = input.value.trim();
+  if (!text) return;
+  input.value = "";
+  autosize();
+  const view = state.current ? pendingFor(state.current) : null;
+  if (!view || !state.panel) {
+    state.notes.push("There is no question to answer right now. askbridge is not a chat: agents ask " +
+      "here, and what you type answers their question.");
+    renderTimeline();
+    return;
+  }
+  state.collapsed.delete(view.id);
+  renderDock();
+  state.panel.answerWithText(text);
+}
+
+function autosize() {
+  const input = $("composer-input");
+  input.style.height = "auto";
+  input.style.height = `${Math.min(input.scrollHeight, 160)}px`;
+}
+
+// live channel --------------------------------------------------------------------------------
+
+function connect() {
+  const conn = $("conn");
+  const events = new EventSource("/ui/events");
+  let settled = null;
+  events.onopen = () => { clearTimeout(settled); conn.dataset.state = "live"; $("conn-text").textContent = "Live"; };
+  events.onmessage = (msg) => {
+    const event = JSON.parse(msg.data);
+    if (event.type === "hello" || event.type === "question" || event.type === "resolved") refresh();
+  };
+  events.onerror = () => {
+    clearTimeout(settled);
+    settled = setTimeout(() => {
+      conn.dataset.state = "offline";
+      $("conn-text").textContent = "Reconnecting…";
+    }, 2500);
+    if (events.readyState === EventSource.CLOSED) {
+      events.close();
+      setTimeout(() => { if (!state.signedOut) { refresh(); connect(); } }, 2000);
+    }
+  };
+}
+
+function start() {
+  $("composer").addEventListener("submit", onCompose);
+  $("composer-input").addEventListener("input", autosize);
+  $("composer-input").addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter" && !ev.shiftKey && !ev.isComposing) onCompose(ev);
+  });
+  document.addEventListener("keydown", (ev) => {
+    const panel = state.panel;
+    if (panel && panel.root.isConnected && !ev.defaultPrevented) panel.onKey(ev);
+  });
+  window.addEventListener("hashchange", () => { const key = decodeHash(); if (key) select(key); });
+  narrowQuery.addEventListener("change", renderDock);
+  setInterval(tick, 1000);
+  connect();
+  refresh();
+}
+
+start();
