@@ -65,6 +65,13 @@ def _retry_handlers(retries: int) -> list[AsyncRetryHandler]:
     ]
 
 
+def _library_logger(name: str) -> logging.Logger:
+    """slack_sdk/bolt log request bodies and tokens' headers at DEBUG: never below INFO here."""
+    logger = logging.getLogger(name)
+    logger.setLevel(max(logger.getEffectiveLevel(), logging.INFO))
+    return logger
+
+
 def _api_error(exc: Exception) -> str:
     if isinstance(exc, SlackApiError):
         return str(exc.response.get("error") or f"HTTP {exc.response.status_code}")
@@ -83,7 +90,7 @@ class SlackAdapter:
         self._socket: AsyncSocketModeHandler | None = None
         self._connector: asyncio.Task[None] | None = None
         self._connected = asyncio.Event()
-        quiet = logging.getLogger("askbridge.slack.bolt")
+        quiet = _library_logger("askbridge.slack.bolt")
         self.client = AsyncWebClient(token=bot_token, base_url=config.base_url, timeout=10,
                                      retry_handlers=_retry_handlers(config.retries), logger=quiet)
         self.app = AsyncApp(client=self.client, signing_secret=signing_secret, logger=quiet,
@@ -110,7 +117,7 @@ class SlackAdapter:
         if self.config.mode != "socket":
             return
         self._socket = AsyncSocketModeHandler(self.app, self._app_token,
-                                              logger=logging.getLogger("askbridge.slack.socket"))
+                                              logger=_library_logger("askbridge.slack.socket"))
         self._connector = asyncio.create_task(self._connect())
         try:
             await asyncio.wait_for(self._connected.wait(), self.config.connect_timeout_seconds)
