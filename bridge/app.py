@@ -12,19 +12,14 @@ from bridge.broker import Broker
 from bridge.config import BridgeConfig, ConfigError
 from bridge.inbox import Inbox
 from bridge.plugins import discover
-from bridge.store import SqliteStore, Store
+from bridge.store import Store, open_store
 from bridge.types import Adapter, AdapterContext, AdapterPlugin, surface_platform
 
 log = structlog.get_logger("askbridge.app")
 
 
 def make_store(config: BridgeConfig) -> Store:
-    if config.store.url:
-        raise ConfigError(
-            "store.url (PostgreSQL) is not available in this version; remove it and use "
-            "store.path for the embedded SQLite store."
-        )
-    return SqliteStore(config.store_path)
+    return open_store(None if config.store.url else config.store_path, config.store.url)
 
 
 def make_adapters(

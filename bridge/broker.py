@@ -70,15 +70,17 @@ class Broker:
     async def start(self) -> None:
         """Recover after a restart: re-arm deadlines, expire overdue, finish interrupted work."""
         pending = await self.store.pending_questions()
+        by_id = {r.id: r for r in pending}
         now = now_ms()
         for record in pending:
             if record.expires_at <= now:
                 await self.expire(record.id)
-                continue
-            self._arm(record)
-            for d in await self.store.deliveries(record.id):
-                if d.state == "sending":
-                    self._spawn(self._deliver(record, d.surface, resend=True))
+            else:
+                self._arm(record)
+        for d in await self.store.pending_deliveries():
+            owner = by_id.get(d.question_id)
+            if d.state == "sending" and owner is not None and owner.expires_at > now:
+                self._spawn(self._deliver(owner, d.surface, resend=True))
         for d in await self.store.unfinalized():
             self._spawn(self._finalize_one(d))
         log.info("broker_started", pending=len(pending))

@@ -16,6 +16,7 @@ from bridge.types import (
     AnswerSubmitted,
     ButtonPressed,
     InboundReply,
+    MessageRef,
     Prompt,
     QuestionId,
     SessionKey,
@@ -120,24 +121,32 @@ class Inbox:
     async def _target(self, event: TextReceived) -> QuestionRecord | InboundReply:
         candidates = await self.store.pending_on_surface(event.surface)
         if event.reply_to:
-            for record in candidates:
-                if record.id == event.reply_to:
-                    return record
-            delivery = await self.store.find_delivery(event.surface, event.reply_to)  # type: ignore[arg-type]
-            ended_id = delivery.question_id if delivery else None
-            if ended_id is None and event.reply_to.startswith("q_"):
-                known = await self.store.get_question(QuestionId(event.reply_to))
-                ended_id = known.id if known else None
-            if ended_id is not None:
-                match = [r for r in candidates if r.id == ended_id]
-                if match:
-                    return match[0]
-                return InboundReply(handled=True, text=ENDED, question_id=ended_id, ended=True)
+            return await self._replied(event, candidates)
         if not candidates:
             return InboundReply(handled=False)
         if len(candidates) > 1:
             return InboundReply(handled=True, text=SEVERAL)
         return candidates[0]
+
+    async def _replied(
+        self, event: TextReceived, candidates: list[QuestionRecord]
+    ) -> QuestionRecord | InboundReply:
+        """A reply binds to the prompt it replies to; a reply to anything else is left alone."""
+        assert event.reply_to is not None
+        for record in candidates:
+            if record.id == event.reply_to:
+                return record
+        delivery = await self.store.find_delivery(event.surface, MessageRef(event.reply_to))
+        question_id = delivery.question_id if delivery else None
+        if question_id is None and event.reply_to.startswith("q_"):
+            known = await self.store.get_question(QuestionId(event.reply_to))
+            question_id = known.id if known else None
+        if question_id is None:
+            return InboundReply(handled=False)
+        for record in candidates:
+            if record.id == question_id:
+                return record
+        return InboundReply(handled=True, text=ENDED, question_id=question_id, ended=True)
 
     async def _apply_text(self, question_id: QuestionId, event: TextReceived) -> InboundReply:
         record = await self.store.get_question(question_id)

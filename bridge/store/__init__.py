@@ -15,9 +15,11 @@ from bridge.store.sqlite import SqliteStore
 
 
 def open_store(path: str | None = None, url: str | None = None) -> Store:
-    """The configured backend: SQLite at `path` (PostgreSQL by `url` arrives with scale-out)."""
+    """The configured backend: PostgreSQL when `url` is set, else SQLite at `path`."""
     if url:
-        raise NotImplementedError("store.url (PostgreSQL) is not supported yet; use store.path")
+        from bridge.store.postgres import PostgresStore
+
+        return PostgresStore(url)
     return SqliteStore(path or ".askbridge/askbridge.db")
 
 

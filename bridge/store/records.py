@@ -122,6 +122,10 @@ class Store(Protocol):
 
     async def pending_questions(self) -> list[QuestionRecord]: ...
 
+    async def pending_deliveries(self) -> list[DeliveryRecord]:
+        """Every delivery of every pending question, in one read (restart)."""
+        ...
+
     async def pending_on_surface(self, surface: SurfaceId) -> list[QuestionRecord]:
         """Pending questions whose prompt was delivered to `surface`, oldest first."""
         ...

@@ -18,19 +18,31 @@ from bridge.store import (
     Store,
     now_ms,
 )
+from bridge.store.postgres import PostgresStore
 from bridge.types import AgentName, MessageRef, QuestionId, SessionKey, SurfaceId, UserRef
+from tests.pg import scratch_database, server_url
 
 REQUEST = parse_ask_request({"questions": [{
     "id": "env", "header": "Deploy", "question": "Where?",
     "options": [{"label": "Staging"}, {"label": "Production"}]}]})
 
 
-@pytest.fixture(params=["sqlite"])
+BACKENDS = ["sqlite", "postgres"] if server_url() else ["sqlite"]
+
+
+@pytest.fixture(params=BACKENDS)
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Store]:
-    backend: Store = SqliteStore(str(tmp_path / "store.db"))
-    await backend.open()
-    yield backend
-    await backend.close()
+    if request.param == "sqlite":
+        backend: Store = SqliteStore(str(tmp_path / "store.db"))
+        await backend.open()
+        yield backend
+        await backend.close()
+        return
+    async with scratch_database() as url:
+        backend = PostgresStore(url)
+        await backend.open()
+        yield backend
+        await backend.close()
 
 
 def record(qid: str, session: str = "main", expires_in: int = 60_000) -> QuestionRecord:
@@ -114,15 +126,13 @@ async def test_timeline_and_sessions(store: Store) -> None:
     assert sessions == {"main": 0, "s2": 1}
 
 
-async def test_pending_survives_reopen(tmp_path: Path) -> None:
-    path = str(tmp_path / "reopen.db")
-    first = SqliteStore(path)
-    await first.open()
+async def test_pending_survives_reopen(store: Store) -> None:
     rec = record("q1")
-    await first.create_question(rec, SURFACES)
-    await first.close()
-    second = SqliteStore(path)
-    await second.open()
-    pending = await second.pending_questions()
-    await second.close()
+    await store.create_question(rec, SURFACES)
+    await store.set_delivery(QuestionId("q1"), SurfaceId("web"), "delivered", MessageRef("q1"))
+    await store.close()
+    await store.open()  # migrations run again and find nothing to do
+    pending = await store.pending_questions()
     assert [(p.id, p.expires_at) for p in pending] == [("q1", rec.expires_at)]
+    assert [(d.surface, d.state) for d in await store.pending_deliveries()] == [
+        ("web", "delivered"), ("telegram:1", "sending")]

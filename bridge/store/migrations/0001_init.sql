@@ -23,6 +23,7 @@ CREATE INDEX questions_pending ON questions (status, expires_at);
 CREATE TABLE deliveries (
     question_id     TEXT NOT NULL REFERENCES questions (id),
     surface         TEXT NOT NULL,
+    position        INTEGER NOT NULL,
     state           TEXT NOT NULL CHECK (state IN ('sending', 'delivered', 'failed')),
     message_ref     TEXT,
     error           TEXT,

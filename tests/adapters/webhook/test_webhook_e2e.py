@@ -195,3 +195,12 @@ async def test_several_sessions_in_one_conversation_need_a_reply_to(tmp_path: Pa
 
 async def _count_pending(r: Any, n: int) -> bool:
     return len(await r.bridge.store.pending_on_surface("webhook:sms:+100")) == n
+
+
+async def test_a_reply_to_something_else_is_left_alone(tmp_path: Path) -> None:
+    async with running(make_config(tmp_path)) as r, r.client() as c, r.http() as http:
+        created = await c.create(DEPLOY)
+        await until(lambda: r.bridge.store.pending_on_surface("webhook:sms:+100"))  # type: ignore[arg-type]
+        stray = (await post_reply(http, "2", replyTo="some-other-message")).json()
+        assert stray == {"accepted": False, "reply": ""}
+        assert (await c.question(created["id"]))["status"] == "pending"

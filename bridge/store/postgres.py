@@ -1,0 +1,80 @@
+"""The scale-out store: PostgreSQL through asyncpg, same migrations and queries as SQLite."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator, Iterable, Sequence
+from contextlib import asynccontextmanager
+from functools import lru_cache
+from typing import Any
+
+import asyncpg
+
+from bridge.store.sql import Row, SqlStore
+
+_MIGRATION_LOCK = 0x61736B62  # "askb": one replica migrates at a time
+
+
+@lru_cache(maxsize=256)
+def numbered(sql: str) -> str:
+    """`?` placeholders → `$1, $2, …` (our SQL never has `?` inside string literals)."""
+    counter = iter(range(1, 1000))
+    return re.sub(r"\?", lambda _: f"${next(counter)}", sql)
+
+
+class _PgExecutor:
+    def __init__(self, conn: asyncpg.Connection) -> None:
+        self.conn = conn
+
+    async def execute(self, sql: str, args: Sequence[Any] = ()) -> int:
+        status: str = await self.conn.execute(numbered(sql), *args)
+        last = status.rsplit(" ", 1)[-1]
+        return int(last) if last.isdigit() else 0
+
+    async def executemany(self, sql: str, args: Iterable[Sequence[Any]]) -> None:
+        await self.conn.executemany(numbered(sql), [tuple(a) for a in args])
+
+    async def rows(self, sql: str, args: Sequence[Any] = ()) -> list[Row]:
+        return [tuple(r) for r in await self.conn.fetch(numbered(sql), *args)]
+
+
+class PostgresStore(SqlStore):
+    """A connection pool; the database itself serializes what must be exactly once."""
+
+    def __init__(self, url: str, min_size: int = 1, max_size: int = 10) -> None:
+        self.url = url
+        self.min_size = min_size
+        self.max_size = max_size
+        self._pool: asyncpg.Pool | None = None
+
+    @property
+    def pool(self) -> asyncpg.Pool:
+        if self._pool is None:
+            raise RuntimeError("the store is not open")
+        return self._pool
+
+    async def open(self) -> None:
+        self._pool = await asyncpg.create_pool(self.url, min_size=self.min_size,
+                                               max_size=self.max_size)
+        await self.migrate()
+
+    async def close(self) -> None:
+        if self._pool is not None:
+            await self._pool.close()
+            self._pool = None
+
+    @asynccontextmanager
+    async def _tx(self) -> AsyncIterator[_PgExecutor]:
+        async with self.pool.acquire() as conn, conn.transaction():
+            yield _PgExecutor(conn)
+
+    @asynccontextmanager
+    async def _read(self) -> AsyncIterator[_PgExecutor]:
+        async with self.pool.acquire() as conn:
+            yield _PgExecutor(conn)
+
+    async def _lock_migrations(self, db: Any) -> None:
+        await db.execute("SELECT pg_advisory_xact_lock(?)", (_MIGRATION_LOCK,))
+
+    def _is_conflict(self, exc: Exception) -> bool:
+        return isinstance(exc, asyncpg.UniqueViolationError)
