@@ -1,0 +1,326 @@
+"""The Discord adapter: discord.py's gateway client for clicks and replies, its REST for prompts."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Sequence
+from typing import Any, TypeVar
+
+import aiohttp
+import discord
+import structlog
+import yarl
+from discord.http import Route
+from pydantic import BaseModel, ConfigDict
+from starlette.routing import BaseRoute
+
+from adapters.discord import inbound, render
+from adapters.discord.config import DiscordConfig
+from bridge import (
+    ButtonPressed,
+    Capabilities,
+    ConfigError,
+    Delivery,
+    DeliveryError,
+    Finalization,
+    InboundReply,
+    InboundSink,
+    MessageRef,
+    Prompt,
+    SurfaceId,
+    surface_target,
+)
+
+log = structlog.get_logger("askbridge.discord")
+T = TypeVar("T")
+ACK_SECONDS = 2.0
+"""Discord wants an interaction acknowledged within 3 s; past this, defer and follow up."""
+LOGIN_BACKOFF_MAX = 60.0
+
+
+class SentMessage(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    id: str
+    channel_id: str
+
+
+def point_at(config: DiscordConfig) -> None:
+    """Aim discord.py at the configured API and gateway (proxies, tests' fakes)."""
+    Route.BASE = config.api_base
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(config.gateway_url)
+
+
+def intents(config: DiscordConfig) -> discord.Intents:
+    """Only what prompts need; Message Content (privileged) only with `text_replies`."""
+    wanted = discord.Intents.none()
+    wanted.guilds = True
+    wanted.guild_messages = True
+    wanted.dm_messages = True
+    wanted.message_content = config.text_replies
+    return wanted
+
+
+class _Client(discord.Client):
+    """Routes the gateway events askbridge cares about to the adapter."""
+
+    def __init__(self, adapter: DiscordAdapter, **options: Any) -> None:
+        super().__init__(**options)
+        self.adapter = adapter
+
+    async def on_ready(self) -> None:
+        self.adapter.ready.set()
+        log.info("discord_ready", user=str(self.user), guilds=len(self.guilds))
+
+    async def on_resumed(self) -> None:
+        log.info("discord_resumed")
+
+    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        await self.adapter.on_interaction(interaction)
+
+    async def on_message(self, message: discord.Message) -> None:
+        await self.adapter.on_message(message)
+
+
+class DiscordAdapter:
+    platform = "discord"
+
+    def __init__(self, config: DiscordConfig, token: str) -> None:
+        self.config = config
+        self._token = token
+        self._sink: InboundSink | None = None
+        self._client: _Client | None = None
+        self._runner: asyncio.Task[None] | None = None
+        self.ready = asyncio.Event()
+
+    def capabilities(self, surface: SurfaceId) -> Capabilities:
+        return Capabilities(buttons=True, edits=True, modals=True, reply_to=True,
+                            max_len=render.MAX_CONTENT)
+
+    def routes(self) -> Sequence[BaseRoute]:
+        return []
+
+    # lifecycle ---------------------------------------------------------------------------
+
+    async def start(self, sink: InboundSink) -> None:
+        """Log in and connect; return once READY (or after `ready_timeout`, still connecting)."""
+        self._sink = sink
+        point_at(self.config)
+        self.ready = asyncio.Event()
+        self._client = _Client(
+            self, intents=intents(self.config), max_messages=None,
+            guild_ready_timeout=self.config.guild_ready_timeout,
+            allowed_mentions=discord.AllowedMentions.none(), chunk_guilds_at_startup=False)
+        self._runner = asyncio.create_task(self._run(self._client))
+        ready = asyncio.create_task(self.ready.wait())
+        done, _ = await asyncio.wait({ready, self._runner}, timeout=self.config.ready_timeout,
+                                     return_when=asyncio.FIRST_COMPLETED)
+        ready.cancel()
+        if self._runner in done:
+            await self._client.close()
+            raise _start_problem(self._runner.exception(), self.config)
+        if not done:
+            log.warning("discord_not_ready", waited=self.config.ready_timeout)
+
+    async def _run(self, client: _Client) -> None:
+        delay = 1.0
+        while not client.is_closed():
+            try:
+                await client.login(self._token)
+                break
+            except (aiohttp.ClientError, OSError, discord.DiscordServerError) as exc:
+                log.warning("discord_login_retry", error=type(exc).__name__, delay=delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, LOGIN_BACKOFF_MAX)
+        # discord.py resumes or re-identifies by itself after gateway loss (op 7, drops).
+        await client.connect(reconnect=True)
+
+    async def stop(self) -> None:
+        client, runner = self._client, self._runner
+        self._client = self._runner = None
+        if client is not None:
+            await client.close()
+        if runner is not None:
+            try:
+                await asyncio.wait_for(runner, 10)
+            except Exception as exc:  # the gateway's end is not ours to report
+                log.info("discord_stopped", error=type(exc).__name__)
+        log.info("discord_closed")
+
+    async def check(self) -> str:
+        """`askbridge doctor`: who the token belongs to (GET users/@me)."""
+        point_at(self.config)
+        http = discord.http.HTTPClient(asyncio.get_running_loop())
+        try:
+            user = await http.static_login(self._token)
+        except discord.LoginFailure:
+            raise DeliveryError(_bad_token(self.config)) from None
+        except discord.HTTPException as exc:
+            raise DeliveryError(f"Discord answered HTTP {exc.status} to users/@me; check "
+                                "[discord] api_base and try again.") from None
+        except (aiohttp.ClientError, OSError) as exc:
+            raise DeliveryError(f"Discord could not be reached at {self.config.api_base} "
+                                f"({type(exc).__name__}); check the network.") from None
+        finally:
+            await http.close()
+        return f"Discord bot {user['username']}"
+
+    # outbound ----------------------------------------------------------------------------
+
+    async def deliver(self, surface: SurfaceId, prompt: Prompt) -> MessageRef | None:
+        channel_id = _channel_id(surface)
+        ref: MessageRef | None = None
+        for payload in render.prompt_messages(prompt):
+            route = Route("POST", "/channels/{channel_id}/messages", channel_id=channel_id)
+            sent = SentMessage.model_validate(await self._request(route, payload, channel_id))
+            ref = render.message_ref(channel_id, sent.id)
+        return ref
+
+    async def finalize(self, delivery: Delivery, final: Finalization) -> None:
+        ids = render.split_ref(delivery.message_ref or "")
+        if ids is None:
+            return
+        channel_id, message_id = ids
+        route = Route("PATCH", "/channels/{channel_id}/messages/{message_id}",
+                      channel_id=channel_id, message_id=message_id)
+        await self._request(route, render.final_edit(final, delivery.surface), channel_id)
+
+    async def _request(self, route: Route, payload: dict[str, Any], channel_id: int) -> Any:
+        """One REST call; discord.py waits out 429s per bucket (retry_after) and retries 5xx."""
+        if self._client is None:
+            raise DeliveryError("the Discord adapter is not running")
+        try:
+            return await self._client.http.request(route, json=payload)
+        except discord.Forbidden:
+            problem = (f"the bot may not post in Discord channel {channel_id}; give it View "
+                       "Channel, Send Messages (and Send Messages in Threads) there")
+        except discord.NotFound:
+            problem = (f"Discord channel {channel_id} or its message was not found; check the "
+                       "surface's channel id and that the bot was invited to that server")
+        except discord.RateLimited as exc:
+            problem = f"Discord rate-limited the bot for {exc.retry_after:.0f} s"
+        except discord.HTTPException as exc:
+            problem = (_bad_token(self.config) if exc.status == 401 else
+                       f"Discord refused the request (HTTP {exc.status}, code {exc.code})")
+        except (aiohttp.ClientError, OSError) as exc:
+            problem = f"Discord could not be reached ({type(exc).__name__})"
+        log.warning("discord_request_failed", method=route.method, channel=channel_id,
+                    error=problem)
+        raise DeliveryError(problem)
+
+    # inbound -----------------------------------------------------------------------------
+
+    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        channel_id = interaction.channel_id
+        if self._sink is None or channel_id is None:
+            return
+        authorized = inbound.may_answer(interaction.user.id, interaction.guild_id is None,
+                                        self.config.answerers)
+        try:
+            if interaction.type is discord.InteractionType.component:
+                tap = inbound.component_tap(interaction.data)
+                if tap is not None and tap.action != "modal":
+                    event = inbound.tap_event(channel_id, interaction.user.id, tap.question_id,
+                                              tap.action, authorized)
+                    await _tap(interaction, self._sink, event)
+            elif interaction.type is discord.InteractionType.modal_submit:
+                submitted = inbound.modal_submit(interaction.data)
+                if submitted is not None:
+                    text = inbound.modal_event(channel_id, interaction.user.id, *submitted,
+                                               authorized=authorized)
+                    reply, late = await _in_time(interaction, self._sink.text_received(text))
+                    await _tell(interaction, reply.text or _fallback(reply), late)
+        except (discord.HTTPException, aiohttp.ClientError, OSError) as exc:
+            log.warning("discord_interaction_failed", channel=channel_id,
+                        error=type(exc).__name__)
+
+    async def on_message(self, message: discord.Message) -> None:
+        client = self._client
+        if self._sink is None or client is None or client.user is None or message.author.bot:
+            return
+        me = client.user.id
+        authorized = inbound.may_answer(message.author.id,
+                                        isinstance(message.channel, discord.DMChannel),
+                                        self.config.answerers)
+        resolved = message.reference.resolved if message.reference else None
+        to_me = isinstance(resolved, discord.Message) and resolved.author.id == me
+        content = inbound.without_mention(message.content, me)
+        if not content or not (authorized or to_me):
+            return  # others' chatter in a server channel is none of our business
+        replied = message.reference.message_id if message.reference else None
+        event = inbound.message_event(message.channel.id, message.author.id, content,
+                                      authorized, replied)
+        reply = await self._sink.text_received(event)
+        if reply.handled and reply.text:
+            try:
+                await message.reply(reply.text, mention_author=False)
+            except (discord.HTTPException, aiohttp.ClientError, OSError) as exc:
+                log.warning("discord_reply_failed", channel=message.channel.id,
+                            error=type(exc).__name__)
+
+
+async def _tap(interaction: discord.Interaction[Any], sink: InboundSink,
+               event: ButtonPressed) -> None:
+    async def decide() -> tuple[InboundReply, Prompt | None]:
+        reply = await sink.button_pressed(event)
+        wants_modal = event.action == "other" and reply.accepted
+        return reply, await sink.prompt_for(event.question_id) if wants_modal else None
+
+    (reply, prompt), late = await _in_time(interaction, decide())
+    log.info("discord_tap", question_id=event.question_id, action=event.action,
+             authorized=event.authorized, accepted=reply.accepted)
+    if event.action == "other" and reply.accepted:
+        if late:  # a modal cannot follow a deferral; a reply to the prompt still works
+            await _tell(interaction, "Reply to the prompt with your own answer.", late)
+            return
+        modal = render.other_modal(event.question_id, prompt)
+        await interaction.response.send_modal(modal)
+        modal.stop()  # the submit is handled by its custom id, even after a restart
+        return
+    await _tell(interaction, reply.text or _fallback(reply), late)
+
+
+async def _in_time(interaction: discord.Interaction[Any], work: Awaitable[T]) -> tuple[T, bool]:
+    """Run `work`; if it outlasts Discord's window, defer ephemerally first. True = deferred."""
+    task = asyncio.ensure_future(work)
+    done, _ = await asyncio.wait({task}, timeout=ACK_SECONDS)
+    if not done:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+    return await task, not done
+
+
+async def _tell(interaction: discord.Interaction[Any], text: str, deferred: bool) -> None:
+    if deferred:
+        await interaction.followup.send(text, ephemeral=True)
+    else:
+        await interaction.response.send_message(text, ephemeral=True)
+
+
+def _fallback(reply: InboundReply) -> str:
+    return "Thanks, your answer was recorded." if reply.accepted else \
+        "This question has already ended."
+
+
+def _channel_id(surface: SurfaceId) -> int:
+    target = surface_target(surface)
+    if not target.isdigit():
+        raise DeliveryError(f"{surface} is not a Discord channel; use discord:<channel id> "
+                            "(Developer Mode → right-click the channel → Copy Channel ID)")
+    return int(target)
+
+
+def _bad_token(config: DiscordConfig) -> str:
+    return (f"Discord refused the bot token in ${config.token_env}; copy a fresh one from the "
+            "Developer Portal (your application → Bot → Reset Token) and export it.")
+
+
+def _start_problem(exc: BaseException | None, config: DiscordConfig) -> Exception:
+    if isinstance(exc, discord.LoginFailure):
+        return ConfigError(_bad_token(config))
+    if isinstance(exc, discord.PrivilegedIntentsRequired):
+        return ConfigError(
+            "[discord] text_replies = true needs the Message Content intent: enable it in the "
+            "Developer Portal (your application → Bot → Privileged Gateway Intents), or set "
+            "text_replies = false.")
+    return ConfigError(f"The Discord connection ended while starting ({type(exc).__name__}); "
+                       "check [discord] api_base and gateway_url.")

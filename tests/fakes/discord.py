@@ -1,0 +1,314 @@
+"""A fake Discord (REST + gateway websocket) on 127.0.0.1 for driving the real discord.py."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from aiohttp import WSMsgType, web
+
+API = "/api/v10"
+HELLO, HEARTBEAT, IDENTIFY, RESUME, RECONNECT, HEARTBEAT_ACK = 10, 1, 2, 6, 7, 11
+
+
+def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
+    # discord.py parses JSON only when Content-Type is exactly `application/json`.
+    return web.Response(body=json.dumps(data).encode(), status=status,
+                        headers={"Content-Type": "application/json", **(headers or {})})
+
+
+def _user(user_id: int, name: str, bot: bool = False) -> dict[str, Any]:
+    return {"id": str(user_id), "username": name, "discriminator": "0", "avatar": None,
+            "global_name": name, "bot": bot}
+
+
+@dataclass
+class Callback:
+    """What the bot answered to one interaction (`POST /interactions/{id}/{token}/callback`)."""
+
+    interaction_id: str
+    type: int
+    data: dict[str, Any]
+
+
+@dataclass
+class FakeDiscord:
+    token: str = "fake-bot-token"
+    bot_id: int = 1001
+    app_id: int = 1001
+    guild_id: int = 2001
+    channel_id: int = 3001
+    thread_id: int = 3002
+    dm_channel_id: int = 3003
+    forbidden_channel_id: int = 3004
+    dm_user_id: int = 4009
+    messages: dict[str, dict[str, Any]] = field(default_factory=dict)
+    posts: list[dict[str, Any]] = field(default_factory=list)
+    """Every message body the bot POSTed (also 429-answered attempts), in order."""
+    edits: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    callbacks: dict[str, Callback] = field(default_factory=dict)
+    followups: list[dict[str, Any]] = field(default_factory=list)
+    identifies: list[dict[str, Any]] = field(default_factory=list)
+    resumes: int = 0
+    rate_limit_next: int = 0
+    """Answer this many coming message POSTs with 429 (retry_after 0.05 s) before accepting."""
+    unknown: list[str] = field(default_factory=list)
+    port: int = 0
+    _ws: web.WebSocketResponse | None = None
+    _seq: int = 0
+    _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(5_000_000))
+    _runner: web.AppRunner | None = None
+
+    @property
+    def api_base(self) -> str:
+        return f"http://127.0.0.1:{self.port}{API}"
+
+    @property
+    def gateway_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/gateway"
+
+    def snowflake(self) -> str:
+        return str(next(self._ids))
+
+    async def start(self) -> FakeDiscord:
+        app = web.Application()
+        app.router.add_get("/gateway", self._gateway)
+        app.router.add_get(f"{API}/users/@me", self._me)
+        app.router.add_get(f"{API}/oauth2/applications/@me", self._application)
+        app.router.add_post(f"{API}/channels/{{channel}}/messages", self._send)
+        app.router.add_patch(f"{API}/channels/{{channel}}/messages/{{message}}", self._edit)
+        app.router.add_post(f"{API}/interactions/{{id}}/{{token}}/callback", self._callback)
+        app.router.add_post(f"{API}/webhooks/{{app}}/{{token}}", self._followup)
+        app.router.add_route("*", "/{tail:.*}", self._unknown)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        return self
+
+    async def stop(self) -> None:
+        if self._ws is not None:
+            await self._ws.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    # REST -------------------------------------------------------------------------------
+
+    def _authorized(self, request: web.Request) -> bool:
+        return request.headers.get("Authorization") == f"Bot {self.token}"
+
+    async def _me(self, request: web.Request) -> web.Response:
+        if not self._authorized(request):
+            return _json({"message": "401: Unauthorized", "code": 0}, 401)
+        return _json({**_user(self.bot_id, "askbot", bot=True), "verified": True, "flags": 0,
+                      "mfa_enabled": False})
+
+    async def _application(self, request: web.Request) -> web.Response:
+        if not self._authorized(request):
+            return _json({"message": "401: Unauthorized", "code": 0}, 401)
+        return _json({"id": str(self.app_id), "name": "askbridge", "description": "",
+                      "icon": None, "bot_public": False, "bot_require_code_grant": False,
+                      "owner": _user(4001, "owner"), "verify_key": "00", "flags": 0,
+                      "team": None, "rpc_origins": []})
+
+    def _known(self, channel: str) -> bool:
+        return int(channel) in (self.channel_id, self.thread_id, self.dm_channel_id)
+
+    async def _send(self, request: web.Request) -> web.Response:
+        if not self._authorized(request):
+            return _json({"message": "401: Unauthorized", "code": 0}, 401)
+        channel, body = request.match_info["channel"], await request.json()
+        self.posts.append({"channel": channel, **body})
+        if int(channel) == self.forbidden_channel_id:
+            return _json({"message": "Missing Access", "code": 50001}, 403)
+        if not self._known(channel):
+            return _json({"message": "Unknown Channel", "code": 10003}, 404)
+        if self.rate_limit_next > 0:
+            self.rate_limit_next -= 1
+            return _json({"message": "You are being rate limited.", "retry_after": 0.05,
+                          "global": False}, 429,
+                         {"Via": "1.1 google", "Retry-After": "1", "X-RateLimit-Scope": "user",
+                          "X-RateLimit-Bucket": "fake-bucket", "X-RateLimit-Limit": "5",
+                          "X-RateLimit-Remaining": "0", "X-RateLimit-Reset-After": "0.05"})
+        message = self.message(channel, self.snowflake(), _user(self.bot_id, "askbot", True),
+                               body.get("content", ""), body.get("components", []))
+        if "message_reference" in body:
+            message["message_reference"] = body["message_reference"]
+        self.messages[message["id"]] = message
+        return _json(message, headers={"X-RateLimit-Bucket": "fake-bucket",
+                                        "X-RateLimit-Limit": "5", "X-RateLimit-Remaining": "4",
+                                        "X-RateLimit-Reset-After": "1"})
+
+    async def _edit(self, request: web.Request) -> web.Response:
+        message = self.messages.get(request.match_info["message"])
+        if message is None:
+            return _json({"message": "Unknown Message", "code": 10008}, 404)
+        body = await request.json()
+        self.edits.append((message["id"], body))
+        message.update({k: body[k] for k in ("content", "components") if k in body})
+        message["edited_timestamp"] = datetime.now(UTC).isoformat()
+        return _json(message)
+
+    async def _callback(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        iid = request.match_info["id"]
+        self.callbacks[iid] = Callback(iid, body["type"], body.get("data") or {})
+        return _json({"interaction": {"id": iid, "type": 3, "response_message_loading": False,
+                                      "response_message_ephemeral": True},
+                      "resource": {"type": body["type"]}})
+
+    async def _followup(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        self.followups.append(body)
+        return _json(self.message(str(self.channel_id), self.snowflake(),
+                                  _user(self.bot_id, "askbot", True), body.get("content", "")))
+
+    async def _unknown(self, request: web.Request) -> web.Response:
+        self.unknown.append(f"{request.method} {request.path}")
+        return _json({"message": "404: Not Found", "code": 0}, 404)
+
+    # gateway ----------------------------------------------------------------------------
+
+    async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        await ws.send_json({"op": HELLO, "d": {"heartbeat_interval": 45000}, "s": None, "t": None})
+        async for frame in ws:
+            if frame.type is not WSMsgType.TEXT:
+                continue
+            message = json.loads(frame.data)
+            if message["op"] == HEARTBEAT:
+                await ws.send_json({"op": HEARTBEAT_ACK, "d": None})
+            elif message["op"] == IDENTIFY:
+                self.identifies.append(message["d"])
+                self._ws = ws
+                await self._ready(ws)
+            elif message["op"] == RESUME:
+                self.resumes += 1
+                self._ws = ws
+                await self.dispatch("RESUMED", {})
+        if self._ws is ws:
+            self._ws = None
+        return ws
+
+    async def _ready(self, ws: web.WebSocketResponse) -> None:
+        await self.dispatch("READY", {
+            "v": 10, "user": _user(self.bot_id, "askbot", bot=True), "guilds": [
+                {"id": str(self.guild_id), "unavailable": True}],
+            "session_id": "fake-session", "resume_gateway_url": self.gateway_url,
+            "application": {"id": str(self.app_id), "flags": 0}, "private_channels": [],
+            "relationships": [], "presences": [], "shard": [0, 1]})
+        await self.dispatch("GUILD_CREATE", self.guild())
+
+    def guild(self) -> dict[str, Any]:
+        text = {"id": str(self.channel_id), "type": 0, "name": "decisions", "position": 0,
+                "guild_id": str(self.guild_id), "permission_overwrites": [], "nsfw": False,
+                "parent_id": None}
+        thread = {"id": str(self.thread_id), "type": 11, "name": "deploy", "guild_id":
+                  str(self.guild_id), "parent_id": str(self.channel_id), "owner_id": "4001",
+                  "thread_metadata": {"archived": False, "auto_archive_duration": 1440,
+                                      "archive_timestamp": "2024-01-01T00:00:00+00:00",
+                                      "locked": False}, "member_count": 1,
+                  "message_count": 0}
+        return {"id": str(self.guild_id), "name": "Fake Guild", "unavailable": False,
+                "owner_id": "4001", "channels": [text], "threads": [thread], "members": [],
+                "roles": [], "emojis": [], "stickers": [], "features": [], "member_count": 2,
+                "large": False, "voice_states": [], "presences": [], "stage_instances": [],
+                "guild_scheduled_events": [], "soundboard_sounds": [], "icon": None,
+                "afk_timeout": 300, "verification_level": 0, "default_message_notifications": 0,
+                "explicit_content_filter": 0, "mfa_level": 0, "premium_tier": 0,
+                "preferred_locale": "en-US", "nsfw_level": 0, "system_channel_flags": 0}
+
+    async def dispatch(self, event: str, data: dict[str, Any]) -> None:
+        """Send one DISPATCH to the connected bot (waits up to 10 s for a session)."""
+        for _ in range(500):
+            if self._ws is not None and not self._ws.closed:
+                break
+            await asyncio.sleep(0.02)
+        assert self._ws is not None, "discord.py never connected to the fake gateway"
+        self._seq += 1
+        await self._ws.send_json({"op": 0, "t": event, "s": self._seq, "d": data})
+
+    async def reconnect(self) -> None:
+        """Op 7: Discord asks the bot to reconnect and resume."""
+        assert self._ws is not None
+        await self._ws.send_json({"op": RECONNECT, "d": None})
+
+    # building events --------------------------------------------------------------------
+
+    def message(self, channel: str, message_id: str, author: dict[str, Any], content: str,
+                components: list[Any] | None = None) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "id": message_id, "channel_id": channel, "author": author, "content": content,
+            "timestamp": datetime.now(UTC).isoformat(), "edited_timestamp": None, "tts": False,
+            "mention_everyone": False, "mentions": [], "mention_roles": [], "attachments": [],
+            "embeds": [], "pinned": False, "type": 0, "flags": 0,
+            "components": components or []}
+        if int(channel) != self.dm_channel_id:
+            data["guild_id"] = str(self.guild_id)
+        return data
+
+    def _where(self, channel: int, user_id: int) -> dict[str, Any]:
+        user = _user(user_id, f"person{user_id}")
+        if channel == self.dm_channel_id:
+            return {"channel_id": str(channel), "user": user,
+                    "channel": {"id": str(channel), "type": 1, "recipients": [user]}}
+        return {"channel_id": str(channel), "guild_id": str(self.guild_id),
+                "channel": {"id": str(channel), "type": 0, "guild_id": str(self.guild_id),
+                            "name": "decisions", "position": 0, "permission_overwrites": []},
+                "member": {"user": user, "roles": [], "joined_at": "2024-01-01T00:00:00+00:00",
+                           "deaf": False, "mute": False, "flags": 0, "permissions": "2048",
+                           "pending": False}}
+
+    async def interact(self, kind: int, data: dict[str, Any], user_id: int, channel: int,
+                       message: dict[str, Any] | None = None) -> Callback:
+        """Dispatch INTERACTION_CREATE and wait (10 s at most) for the bot's callback."""
+        iid = self.snowflake()
+        payload = {"id": iid, "application_id": str(self.app_id), "type": kind, "data": data,
+                   "token": f"itoken-{iid}", "version": 1, "attachment_size_limit": 8388608,
+                   "app_permissions": "0", "locale": "en-US", "entitlements": [],
+                   "authorizing_integration_owners": {}, "context": 0,
+                   **self._where(channel, user_id)}
+        if message is not None:
+            payload["message"] = message
+        await self.dispatch("INTERACTION_CREATE", payload)
+        for _ in range(500):
+            if iid in self.callbacks:
+                return self.callbacks[iid]
+            await asyncio.sleep(0.02)
+        raise AssertionError(f"the bot never answered interaction {iid}")
+
+    async def click(self, message: dict[str, Any], custom_id: str, user_id: int) -> Callback:
+        return await self.interact(3, {"custom_id": custom_id, "component_type": 2}, user_id,
+                                   int(message["channel_id"]), message)
+
+    async def submit_modal(self, custom_id: str, value: str, user_id: int,
+                           channel: int) -> Callback:
+        data = {"custom_id": custom_id, "components": [
+            {"type": 18, "id": 1, "component": {"type": 4, "id": 2, "custom_id": "ab:answer",
+                                                "value": value}}]}
+        return await self.interact(5, data, user_id, channel)
+
+    async def user_message(self, channel: int, user_id: int, content: str,
+                           reply_to: dict[str, Any] | None = None) -> dict[str, Any]:
+        """A person writes in a channel (optionally a Discord reply to a message)."""
+        where = self._where(channel, user_id)
+        message = self.message(str(channel), self.snowflake(),
+                               where.get("user") or where["member"]["user"], content)
+        if "member" in where:
+            message["member"] = {k: v for k, v in where["member"].items() if k != "user"}
+        if reply_to is not None:
+            message.update(type=19, referenced_message=reply_to, message_reference={
+                "message_id": reply_to["id"], "channel_id": str(channel)})
+        await self.dispatch("MESSAGE_CREATE", message)
+        return message
+
+    def in_channel(self, channel: int) -> list[dict[str, Any]]:
+        """Messages the bot posted in a channel, oldest first."""
+        return [m for m in self.messages.values() if m["channel_id"] == str(channel)
+                and m["author"]["id"] == str(self.bot_id)]
