@@ -65,7 +65,8 @@ def mcp_mount(
         agent, session = _current.get()
         return BrokerAsker(bridge, agent, session, interval)
 
-    manager = StreamableHTTPSessionManager(build_server(asker_for), stateless=True,
+    # Stateful sessions, so that a client's notifications/cancelled reaches the waiting call.
+    manager = StreamableHTTPSessionManager(build_server(asker_for), stateless=False,
                                            json_response=False)
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:

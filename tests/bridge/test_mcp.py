@@ -131,3 +131,20 @@ async def test_http_mcp_subagent_sees_no_tool_and_bad_token_is_401(tmp_path: Pat
         async with r.http() as http:
             response = await http.post("/mcp/", json={}, headers={"Authorization": "Bearer x"})
             assert response.status_code == 401
+
+
+async def test_http_mcp_cancelled_request_cancels_the_question(tmp_path: Path) -> None:
+    from mcp import types as mt
+
+    async with running(make_config(tmp_path)) as r, http_client(r, AGENT_TOKEN) as client:
+        async with streamable_http_client(f"{r.url}/mcp/", http_client=client) as (read, write, _):
+            async with ClientSession(read, write) as s:
+                await s.initialize()
+                call = asyncio.create_task(s.call_tool("ask_user", DEPLOY))
+                pending = await until(lambda: r.bridge.store.pending_questions())
+                request_id = s._request_id - 1  # the call's JSON-RPC id
+                await s.send_notification(mt.ClientNotification(mt.CancelledNotification(
+                    params=mt.CancelledNotificationParams(requestId=request_id))))
+                ended = await until(lambda: _terminal(r, pending[0].id))
+                assert ended.reason == "cancelled"
+                call.cancel()
