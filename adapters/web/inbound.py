@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from bridge import AnswerSubmitted, InboundReply, QuestionId, SurfaceId, UserRef
 
-Text = str  # one option label or free text, bounded below
+Answer = Annotated[str, Field(max_length=4000)]
+"""One option label or free text."""
 
 
 class AnswerBody(BaseModel):
@@ -16,13 +17,11 @@ class AnswerBody(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    answers: dict[str, list[Text]] | None = Field(max_length=3)
+    answers: dict[str, Annotated[list[Answer], Field(max_length=8)]] | None = Field(max_length=3)
 
 
 def to_event(question_id: str, body: AnswerBody) -> AnswerSubmitted:
-    answers = None
-    if body.answers is not None:
-        answers = {key: [a[:2000] for a in values[:8]] for key, values in body.answers.items()}
+    answers = None if body.answers is None else {k: list(v) for k, v in body.answers.items()}
     return AnswerSubmitted(surface=SurfaceId("web"), user=UserRef("web"),
                            question_id=QuestionId(question_id), answers=answers)
 

@@ -1,15 +1,14 @@
 // askbridge Control UI: sessions, their timelines, the pending-question panel, live updates.
-import { ago, clock, cookie, h, when } from "./dom.js";
+import { ago, clock, cookie, countdown, h, leftUntil, setServerTime, when } from "./dom.js";
 import { Panel, newDraft } from "./panel.js";
 
 const $ = (id) => document.getElementById(id);
 const narrowQuery = window.matchMedia("(max-width: 720px)");
 const state = {
-  sessions: [], pending: [], offset: 0, current: null, timeline: [], notes: [],
+  sessions: [], pending: [], current: null, timeline: [], notes: [],
   drafts: new Map(), collapsed: new Set(), panel: null, dockKey: "", signedOut: false,
 };
 const keyOf = (agent, session) => `${agent}\u0000${session}`;
-const now = () => Date.now() + state.offset;
 
 // HTTP ----------------------------------------------------------------------------------------
 
@@ -52,7 +51,7 @@ function refresh() {
 async function load() {
   const { status, data } = await api("/ui/api/state");
   if (status !== 200 || !data) return;
-  state.offset = data.now - Date.now();
+  setServerTime(data.now);
   state.sessions = data.sessions;
   state.pending = data.pending;
   chooseSession();
@@ -99,11 +98,14 @@ function decodeHash() {
 // rendering -----------------------------------------------------------------------------------
 
 function render() {
+  const box = $("timeline");
+  const stick = box.scrollHeight - box.scrollTop - box.clientHeight < 80;
   renderSessions();
   renderHeader();
   renderTimeline();
   renderDock();
   tick();
+  if (stick) box.scrollTop = box.scrollHeight;
 }
 
 function renderSessions() {
@@ -138,10 +140,8 @@ function summaryLines(view) {
 
 function outcome(view) {
   if (view.status === "pending") {
-    const open = view.answerable && state.collapsed.has(view.id);
-    return h("div", { class: "outcome pending" }, h("span", { class: "pill wait", text: "Waiting for your answer" }),
-      open ? h("button", { type: "button", class: "link", text: "Answer now",
-        onclick: () => expand(view.id) }) : null);
+    return h("div", { class: "outcome pending" }, h("span", { class: "pill wait",
+      text: view.answerable ? "Waiting for your answer" : "Waiting for an answer on another surface" }));
   }
   if (view.status === "answered") {
     return h("div", { class: `reply${view.elsewhere ? " elsewhere" : ""}` },
@@ -163,15 +163,15 @@ function timelineItem(view) {
 
 function renderTimeline() {
   const box = $("timeline");
-  const nearBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 80;
-  const items = state.timeline.map(timelineItem);
+  const docked = state.current ? pendingFor(state.current) : null;
+  const items = state.timeline.filter((v) => !docked || v.id !== docked.id).map(timelineItem);
   const notes = state.notes.map((text) => h("div", { class: "note", role: "status", text }));
   if (!items.length && !notes.length) {
     items.push(h("div", { class: "empty" }, h("div", { class: "empty-title", text: "No questions yet" }),
       h("p", { text: "When an agent calls ask_user, its question shows up here and waits for you." })));
   }
   box.replaceChildren(...items, ...notes);
-  if (nearBottom || state.notes.length) box.scrollTop = box.scrollHeight;
+  if (state.notes.length) box.scrollTop = box.scrollHeight;
 }
 
 function renderDock() {
@@ -210,7 +210,7 @@ function questionBar(view) {
     "aria-label": "Expand the question" },
     h("span", { class: "qbar-dot", "aria-hidden": "true" }), h("span", { class: "chip", text: q.header }),
     h("span", { class: "qbar-text", text: q.question }),
-    h("span", { class: "countdown", dataset: { expires: view.expiresAt } }),
+    countdown(view.expiresAt),
     h("span", { class: "qbar-expand", text: "Expand ⌃" }));
 }
 
@@ -223,12 +223,12 @@ function nextSession() {
   if (other) select(keyOf(other.agent, other.session));
 }
 
-function collapse(id) { state.collapsed.add(id); renderDock(); renderTimeline(); $("composer-input").focus(); }
-function expand(id) { state.collapsed.delete(id); renderDock(); renderTimeline(); }
+function collapse(id) { state.collapsed.add(id); render(); $("composer-input").focus(); }
+function expand(id) { state.collapsed.delete(id); render(); }
 
 function tick() {
   for (const el of document.querySelectorAll("[data-expires]")) {
-    const left = Date.parse(el.dataset.expires) - now();
+    const left = leftUntil(el.dataset.expires);
     el.textContent = clock(left);
     el.classList.toggle("urgent", left < 60_000);
   }

@@ -18,6 +18,23 @@ export function h(tag, props, ...children) {
   return el;
 }
 
+let serverOffset = 0;
+
+export function setServerTime(serverNow) {
+  serverOffset = serverNow - Date.now();
+}
+
+export function leftUntil(iso) {
+  return Date.parse(iso) - (Date.now() + serverOffset);
+}
+
+// A live m:ss countdown to `iso`; app.js ticks every [data-expires] element once a second.
+export function countdown(iso) {
+  const left = leftUntil(iso);
+  return h("span", { class: `countdown${left < 60_000 ? " urgent" : ""}`, title: "Time left to answer",
+    dataset: { expires: iso }, text: clock(left) });
+}
+
 export function clock(ms) {
   const s = Math.max(0, Math.ceil(ms / 1000));
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;

@@ -1,5 +1,5 @@
 // The pending-question panel: a short stepper on wide screens, stacked cards on phones.
-import { h } from "./dom.js";
+import { countdown, h } from "./dom.js";
 
 export function newDraft() {
   return { step: 0, picks: {}, other: {} };
@@ -56,16 +56,15 @@ export class Panel {
     const others = this.hooks.others();
     return h("header", { class: "panel-head" },
       q ? h("span", { class: "chip", text: q.header }) : h("span", { class: "panel-kicker",
-        text: `${this.view.agent} asks · ${n} question${n > 1 ? "s" : ""}` }),
+        text: `${n} question${n > 1 ? "s" : ""} from ${this.view.agent}` }),
       q && n > 1 ? h("span", { class: "stepper", "aria-label": "Question number" },
         h("span", { class: "step-count", text: `${this.draft.step + 1}/${n}` }),
         h("span", { class: "dots", "aria-hidden": "true" }, this.questions.map((_, i) =>
           h("span", { class: i === this.draft.step ? "on" : i < this.draft.step ? "done" : "" })))) : null,
       h("span", { class: "spacer" }),
-      others ? h("button", { type: "button", class: "link", onclick: () => this.hooks.nextSession(),
+      others ? h("button", { type: "button", class: "link more", onclick: () => this.hooks.nextSession(),
         text: `${others} more waiting →` }) : null,
-      h("span", { class: "countdown", title: "Time left to answer",
-        dataset: { expires: this.view.expiresAt } }),
+      countdown(this.view.expiresAt),
       h("button", { type: "button", class: "icon collapse", "aria-label": "Collapse",
         title: "Collapse (Esc)", onclick: () => this.hooks.collapse() }, "⌄"));
   }
@@ -100,7 +99,7 @@ export class Panel {
 
   otherField(q) {
     const input = h("input", { type: "text", class: "other-input", maxlength: "2000",
-      placeholder: "Other — write your own answer", "aria-label": `Other answer for ${q.header}`,
+      placeholder: "Type your own answer", "aria-label": `Other answer for ${q.header}`,
       value: this.draft.other[q.id] || "" });
     input.addEventListener("input", () => this.typeOther(q, input));
     input.addEventListener("keydown", (ev) => {

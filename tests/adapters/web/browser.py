@@ -15,7 +15,7 @@ CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 DESKTOP = {"width": 1280, "height": 800}
-PHONE = {"width": 390, "height": 780}
+PHONE = {"width": 390, "height": 800}
 WAIT_MS = 10_000
 CHROMIUM_PRESENT = Path(CHROMIUM).exists()
 

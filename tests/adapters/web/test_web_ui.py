@@ -59,7 +59,7 @@ async def test_three_questions_through_the_stepper(tmp_path: Path, browser: Brow
         await panel.get_by_role("button", name="Back").click()
         await expect(panel.get_by_role("checkbox", name="Build")).to_be_checked()
         await page.keyboard.press("Enter")
-        await panel.get_by_placeholder("Other — write your own answer").fill("ping <b>@ops</b> & me")
+        await panel.get_by_placeholder("Type your own answer").fill("ping <b>@ops</b> & me")
         await panel.get_by_role("button", name="Submit").click()
         result = await asyncio.wait_for(ask, 10)
         assert result.to_json() == THREE_ANSWERED
