@@ -72,6 +72,7 @@ class FakeTelegram:
         self._next_message = 100
         self._changed = asyncio.Condition()
         self._runner: web.AppRunner | None = None
+        self._closing = False
         self.port = 0
 
     # lifecycle ---------------------------------------------------------------------------
@@ -88,6 +89,9 @@ class FakeTelegram:
 
     async def __aexit__(self, t: type[BaseException] | None, e: BaseException | None,
                         tb: TracebackType | None) -> None:
+        async with self._changed:  # release held long-polls so shutdown does not wait them out
+            self._closing = True
+            self._changed.notify_all()
         if self._runner is not None:
             await self._runner.cleanup()
 
@@ -230,7 +234,8 @@ class FakeTelegram:
             self._updates = [u for u in self._updates if u["update_id"] >= offset]
             if not self._updates and wait > 0:
                 try:
-                    await asyncio.wait_for(self._changed.wait_for(lambda: bool(self._updates)),
+                    await asyncio.wait_for(self._changed.wait_for(
+                        lambda: bool(self._updates) or self._closing),
                                            wait)
                 except TimeoutError:
                     pass

@@ -1,0 +1,49 @@
+"""Shared pieces of the Telegram tests: named people and chats, requests, and waits."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.fakes.telegram import FakeTelegram, payload
+from tests.harness import Running, until
+
+OWNER = payload("user_owner")
+STRANGER = payload("user_stranger")
+DM = payload("chat_private_owner")
+GROUP = payload("chat_supergroup")
+FORUM = payload("chat_forum")
+LABELS = ["Staging (Recommended)", "Production", "Canary", "Other…", "Skip"]
+
+
+def deploy(*labels: str) -> dict[str, Any]:
+    return {"questions": [{
+        "id": "deploy_target", "header": "Deploy", "question": "Where should I deploy?",
+        "options": [{"label": label} for label in labels or LABELS[:3]],
+    }]}
+
+
+CHECKS = {"id": "checks", "header": "Checks", "question": "Which checks should run?",
+          "multiSelect": True, "options": [{"label": x} for x in ("Lint", "Test", "Build",
+                                                                   "Deploy")]}
+CONFIRM = {"id": "notify", "header": "Notify", "question": "Who should be told?",
+           "options": [{"label": "Nobody"}, {"label": "The team"}]}
+
+
+def answered(qid: str, *labels: str) -> dict[str, Any]:
+    return {"status": "answered", "answers": {"answers": {qid: {"answers": list(labels)}}}}
+
+
+def keyboard(message: dict[str, Any]) -> bool:
+    return bool(FakeTelegram.buttons(message))
+
+
+async def delivered(r: Running, target: int | str) -> None:
+    """The broker recorded the delivery (the fake sees the message a moment before that)."""
+    await until(lambda: r.bridge.store.pending_on_surface(f"telegram:{target}"))  # type: ignore[arg-type]
+
+
+async def edited(fake: FakeTelegram, prompt: dict[str, Any]) -> dict[str, Any]:
+    """The prompt message once it was finalized (edited, keyboard gone)."""
+    def done(m: dict[str, Any]) -> bool:
+        return m["message_id"] == prompt["message_id"] and "edit_date" in m
+    return await fake.sent(prompt["chat"]["id"], done)

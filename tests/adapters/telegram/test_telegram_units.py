@@ -1,0 +1,94 @@
+"""The pure parts: callback data, who may answer, which texts reach the broker, message text."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime
+
+from adapters.telegram import inbound, render
+from bridge import (
+    OTHER_BUTTON,
+    SKIP_BUTTON,
+    AgentName,
+    Button,
+    Finalization,
+    Prompt,
+    PromptQuestion,
+    QuestionId,
+    SessionKey,
+)
+
+QID = QuestionId("q_" + "z" * 16)
+ANSWERERS = [42]
+
+
+def prompt(buttons: bool = True) -> Prompt:
+    labels = ("A" * 64, "*B* _c_ [d](e) <b>")
+    return Prompt(
+        question_id=QID, agent=AgentName("a"), session=SessionKey("main"),
+        questions=(PromptQuestion("pick", "Pick", "Which one?",
+                                  tuple((label, None) for label in labels), False),),
+        expires_at=datetime(2030, 1, 1, 12, 30, tzinfo=UTC), text="Pick: Which one?\n1) …",
+        title="Pick", body="Which one?",
+        buttons=(Button(labels[0], 0), Button(labels[1], 1), Button(OTHER_BUTTON, "other"),
+                 Button(SKIP_BUTTON, "skip")) if buttons else None)
+
+
+def test_callback_data_fits_and_round_trips() -> None:
+    markup = render.keyboard(prompt())
+    assert markup is not None
+    datas = [b.callback_data for row in markup.inline_keyboard for b in row]
+    assert datas == [f"ab:{QID}:0", f"ab:{QID}:1", f"ab:{QID}:o", f"ab:{QID}:s"]
+    assert all(isinstance(d, str) and len(d.encode()) <= 64 for d in datas)
+    assert [inbound.parse_callback(str(d)) for d in datas] == [
+        (QID, 0), (QID, 1), (QID, "other"), (QID, "skip")]
+
+
+def test_foreign_or_broken_callback_data_is_not_ours() -> None:
+    for data in ("", "ab:", "ab:q_x:9x", "other:q_abc:1", f"ab:{QID}:other", "ab:Q_ABC:1"):
+        assert inbound.parse_callback(data) is None
+
+
+def test_plain_text_and_keyboard_choice() -> None:
+    assert render.keyboard(prompt(buttons=False)) is None
+    assert render.prompt_message(prompt(buttons=False)) == "Pick: Which one?\n1) …"
+    assert render.prompt_message(prompt()) == "Pick\nWhich one?\n\nExpires at 12:30 UTC."
+
+
+def test_final_message_keeps_the_status_line_when_clipped() -> None:
+    long = replace(prompt(buttons=False), text="x" * 5000)
+    final = render.final_message(Finalization("answered", "Answered: B", long))
+    assert len(final) <= render.MAX_TEXT
+    assert final.endswith("…\n\nAnswered: B")
+
+
+def where(chat_id: int, chat_type: str) -> inbound.Where:
+    return inbound.Where(chat_id=chat_id, chat_type=chat_type)
+
+
+def test_who_may_answer() -> None:
+    assert inbound.may_answer(where(7, "private"), 7, [])
+    assert not inbound.may_answer(where(-5, "supergroup"), 7, [])
+    assert inbound.may_answer(where(-5, "supergroup"), 42, ANSWERERS)
+    assert not inbound.may_answer(None, 7, [])
+
+
+def said(chat: inbound.Where, user: int, text: str, bot: bool = False) -> inbound.Said:
+    return inbound.Said(where=chat, user_id=user, user_is_bot=bot, message_id=1, text=text)
+
+
+def test_which_texts_reach_the_broker() -> None:
+    group = where(-5, "supergroup")
+    assert inbound.text_event(said(group, 7, "2"), ANSWERERS, None) is None
+    assert inbound.text_event(said(group, 42, "2", bot=True), ANSWERERS, None) is None
+    event = inbound.text_event(said(group, 42, " /skip@askbridge_bot "), ANSWERERS, "q_1")
+    assert event is not None
+    assert (event.surface, event.user, event.text, event.authorized, event.reply_to) == (
+        "telegram:-5", "42", "/skip", True, "q_1")
+
+
+def test_surfaces_and_refs() -> None:
+    assert inbound.parse_target("-100123/7") == (-100123, 7)
+    assert inbound.parse_target("42") == (42, None)
+    assert inbound.surface_for(-100123, 7) == "telegram:-100123/7"
+    assert inbound.parse_ref(inbound.message_ref(-100123, 55)) == (-100123, 55)
