@@ -98,3 +98,168 @@ async def test_button_click_answers_and_finalizes(tmp_path: Path, fake: FakeDisc
         assert (late.type, late.data["flags"]) == (4, 64)
         assert late.data["content"] == "This question has already ended."
     assert fake.unknown == []
+
+
+async def test_other_opens_a_modal_whose_text_answers(tmp_path: Path, fake: FakeDiscord) -> None:
+    async with running(config(tmp_path, fake), env(fake)) as r, r.client() as client:
+        ask = asyncio.create_task(client.ask(DEPLOY))
+        prompt = await prompt_in(fake)
+        qid = ids(prompt)[0].split(":")[1]
+
+        opened = await fake.click(prompt, f"ab:{qid}:o", ANSWERER)
+        assert opened.type == 9  # MODAL
+        assert opened.data["custom_id"] == f"ab:{qid}:m"
+        assert opened.data["title"] == "Deploy: your answer"
+        label = opened.data["components"][0]
+        assert (label["type"], label["component"]["custom_id"]) == (18, "ab:answer")
+
+        done = await fake.submit_modal(f"ab:{qid}:m", "deploy to the moon", ANSWERER,
+                                       fake.channel_id)
+        assert (done.type, done.data["flags"]) == (4, 64)
+        assert done.data["content"] == "Thanks, your answer was recorded."
+        result = await asyncio.wait_for(ask, 10)
+        assert result.to_json() == {
+            "status": "answered",
+            "answers": {"answers": {"deploy_target": {"answers": ["deploy to the moon"]}}},
+        }
+        edit = await finalized(fake, prompt["id"])
+        assert edit["content"].endswith("**Answered**")  # free text is never echoed
+        assert "moon" not in edit["content"]
+
+
+async def test_skip_ends_the_prompt(tmp_path: Path, fake: FakeDiscord) -> None:
+    async with running(config(tmp_path, fake), env(fake)) as r, r.client() as client:
+        ask = asyncio.create_task(client.ask(DEPLOY))
+        prompt = await prompt_in(fake)
+        qid = ids(prompt)[0].split(":")[1]
+        skipped = await fake.click(prompt, f"ab:{qid}:s", ANSWERER)
+        assert skipped.data["content"] == "Skipped."
+        result = await asyncio.wait_for(ask, 10)
+        assert result.to_json() == {"status": "no_answer", "reason": "skipped"}
+        edit = await finalized(fake, prompt["id"])
+        assert edit["components"] == [] and edit["content"].endswith("**Skipped**")
+
+
+async def test_several_questions_take_a_text_reply(tmp_path: Path, fake: FakeDiscord) -> None:
+    async with running(config(tmp_path, fake), env(fake)) as r, r.client() as client:
+        ask = asyncio.create_task(client.ask(TWO))
+        prompt = await prompt_in(fake)
+        assert prompt["components"] == []
+        assert "1. Env: Which environment?" in prompt["content"]
+        assert "Expires <t:" in prompt["content"]
+
+        await fake.user_message(fake.channel_id, ANSWERER, "1: 2", reply_to=prompt)
+        partial = await until(lambda: [m for m in fake.in_channel(fake.channel_id)
+                                       if "message_reference" in m])
+        assert "Still needed: 2. Steps" in partial[0]["content"]
+
+        await fake.user_message(fake.channel_id, ANSWERER, "2: 1,3", reply_to=prompt)
+        result = await asyncio.wait_for(ask, 10)
+        assert result.to_json() == {"status": "answered", "answers": {"answers": {
+            "env": {"answers": ["Production"]}, "steps": {"answers": ["Lint", "Build"]}}}}
+        edit = await finalized(fake, prompt["id"])
+        assert edit["content"].endswith("**Answered: Production, Lint, Build**")
+        assert "Expires" not in edit["content"]
+    # without text_replies only non-privileged intents: GUILDS | GUILD_MESSAGES | DM_MESSAGES
+    assert fake.identifies[0]["intents"] == 1 | 1 << 9 | 1 << 12
+
+
+async def test_text_replies_read_plain_messages(tmp_path: Path, fake: FakeDiscord) -> None:
+    cfg = config(tmp_path, fake, text_replies=True)
+    async with running(cfg, env(fake)) as r, r.client() as client:
+        ask = asyncio.create_task(client.ask(TWO))
+        await prompt_in(fake)
+        stranger = await fake.user_message(fake.channel_id, STRANGER, "1: 1\n2: 2")
+        mine = await fake.user_message(fake.channel_id, ANSWERER, "1: 1\n2: 2")
+        result = await asyncio.wait_for(ask, 10)
+        replies = await until(lambda: [str(m["message_reference"]["message_id"]) for m in
+                                       fake.in_channel(fake.channel_id)
+                                       if "message_reference" in m])
+        assert replies == [mine["id"]] and stranger["id"] not in replies  # chatter left alone
+        assert result.to_json() == {"status": "answered", "answers": {"answers": {
+            "env": {"answers": ["Staging"]}, "steps": {"answers": ["Test"]}}}}
+        view = await client.question(str((await r.bridge.store.timeline(
+            "assistant", "main"))[0].id))  # type: ignore[arg-type]
+        assert view["answeredBy"] == {"surface": f"discord:{fake.channel_id}",
+                                      "user": str(ANSWERER)}
+    assert fake.identifies[0]["intents"] == 1 | 1 << 9 | 1 << 12 | 1 << 15  # + MESSAGE_CONTENT
+
+
+async def test_someone_else_is_refused_and_the_question_stays(
+        tmp_path: Path, fake: FakeDiscord) -> None:
+    async with running(config(tmp_path, fake), env(fake)) as r, r.client() as client:
+        created = await client.create(DEPLOY)
+        prompt = await prompt_in(fake)
+        refused = await fake.click(prompt, f"ab:{created['id']}:0", STRANGER)
+        assert (refused.type, refused.data["flags"]) == (4, 64)
+        assert refused.data["content"] == "Sorry, only the person this question is for can answer it."
+        assert (await client.question(created["id"]))["status"] == "pending"
+        assert fake.edits == []
+
+        await fake.click(prompt, f"ab:{created['id']}:0", ANSWERER)
+        result = await client.result(created["id"], wait=10)
+        assert result is not None and result.to_json()["answers"] == {
+            "answers": {"deploy_target": {"answers": ["Staging (Recommended)"]}}}
+
+
+async def test_the_dm_user_may_answer(tmp_path: Path, fake: FakeDiscord) -> None:
+    cfg = config(tmp_path, fake, channel=fake.dm_channel_id, answerers=[])
+    async with running(cfg, env(fake)) as r, r.client() as client:
+        ask = asyncio.create_task(client.ask(DEPLOY))
+        prompt = await prompt_in(fake, fake.dm_channel_id)
+        qid = ids(prompt)[0].split(":")[1]
+        await fake.click(prompt, f"ab:{qid}:2", fake.dm_user_id)
+        result = await asyncio.wait_for(ask, 10)
+        assert result.to_json()["answers"] == {"answers": {"deploy_target": {"answers": ["Canary"]}}}
+
+
+async def test_gateway_reconnect_keeps_the_pending_question(
+        tmp_path: Path, fake: FakeDiscord) -> None:
+    async with running(config(tmp_path, fake), env(fake)) as r, r.client() as client:
+        ask = asyncio.create_task(client.ask(DEPLOY))
+        prompt = await prompt_in(fake)
+        qid = ids(prompt)[0].split(":")[1]
+        await fake.reconnect()  # op 7: discord.py reconnects and RESUMEs
+        await until(lambda: fake.resumes == 1)
+        await fake.click(prompt, f"ab:{qid}:1", ANSWERER)
+        result = await asyncio.wait_for(ask, 10)
+        assert result.to_json()["status"] == "answered"
+    assert len(fake.identifies) == 1  # resumed, not re-identified
+
+
+async def test_buttons_work_after_a_restart(tmp_path: Path, fake: FakeDiscord) -> None:
+    cfg = config(tmp_path, fake)
+    async with running(cfg, env(fake)) as r, r.client() as client:
+        created = await client.create(DEPLOY)
+        prompt = await prompt_in(fake)
+    async with running(cfg, env(fake)) as r, r.client() as client:
+        assert (await client.question(created["id"]))["status"] == "pending"
+        answer = await fake.click(prompt, f"ab:{created['id']}:1", ANSWERER)
+        assert answer.data["content"] == "Thanks, recorded: Production."
+        result = await client.result(created["id"], wait=10)
+        assert result is not None and result.to_json()["status"] == "answered"
+        edit = await finalized(fake, prompt["id"])
+        assert edit["content"].endswith("**Answered: Production**")
+    assert len(fake.identifies) == 2
+
+
+async def test_a_rate_limited_send_is_retried(tmp_path: Path, fake: FakeDiscord) -> None:
+    fake.rate_limit_next = 1
+    async with running(config(tmp_path, fake), env(fake)) as r, r.client() as client:
+        created = await client.create(DEPLOY)
+        prompt = await prompt_in(fake)
+        assert len([p for p in fake.posts if p["channel"] == str(fake.channel_id)]) == 2
+        view = await client.question(created["id"])
+        assert view["status"] == "pending"
+        assert prompt["id"] in str(view["deliveries"])
+
+
+async def test_a_channel_the_bot_may_not_post_in_is_undelivered(
+        tmp_path: Path, fake: FakeDiscord) -> None:
+    cfg = config(tmp_path, fake, channel=fake.forbidden_channel_id)
+    async with running(cfg, env(fake)) as r, r.client() as client:
+        result = await asyncio.wait_for(client.ask(DEPLOY), 10)
+        assert result.to_json() == {"status": "no_answer", "reason": "undelivered"}
+        question = (await r.bridge.store.timeline("assistant", "main"))[0]  # type: ignore[arg-type]
+        view = await client.question(question.id)
+        assert "may not post in Discord channel" in str(view["deliveries"])
