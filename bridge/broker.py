@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
 import structlog
@@ -64,11 +64,14 @@ class Broker:
         self._waiters: dict[QuestionId, asyncio.Event] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._locks: dict[QuestionId, asyncio.Lock] = {}
+        self.observers: list[Callable[[str, QuestionId], None]] = []
+        """Told `created`, `delivery` or `resolved` for every change, local or by another replica."""
 
     # lifecycle ---------------------------------------------------------------------------
 
     async def start(self) -> None:
         """Recover after a restart: re-arm deadlines, expire overdue, finish interrupted work."""
+        await self.store.listen(self._on_change)
         pending = await self.store.pending_questions()
         by_id = {r.id: r for r in pending}
         now = now_ms()
@@ -94,6 +97,36 @@ class Broker:
             await asyncio.wait(set(self._tasks), timeout=5)
         for task in set(self._tasks):
             task.cancel()
+
+    def _emit(self, event: str, question_id: QuestionId) -> None:
+        for observer in list(self.observers):
+            try:
+                observer(event, question_id)
+            except Exception:
+                log.exception("observer_failed", event_name=event, question_id=question_id)
+
+    def _on_change(self, event: str, question_id: QuestionId) -> None:
+        """A change committed by another replica (PostgreSQL NOTIFY)."""
+        self._spawn(self._apply_remote(event, question_id))
+
+    async def _apply_remote(self, event: str, question_id: QuestionId) -> None:
+        if event == "created" and question_id not in self._timers:
+            record = await self.store.get_question(question_id)
+            if record is not None and record.pending:
+                self._arm(record)
+        elif event == "resolved":
+            self._settle(question_id)
+        self._emit(event, question_id)
+
+    def _settle(self, question_id: QuestionId) -> None:
+        """Local bookkeeping once a question ended, here or elsewhere: wake waiters, drop timers."""
+        handle = self._timers.pop(question_id, None)
+        if handle:
+            handle.cancel()
+        event = self._waiters.pop(question_id, None)
+        if event is not None:
+            event.set()
+        self._locks.pop(question_id, None)
 
     def _spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         task = asyncio.create_task(coro)
@@ -142,6 +175,7 @@ class Broker:
         self._arm(record)
         log.info("question_created", question_id=record.id, agent=agent.name, session=session,
                  surfaces=len(surfaces))
+        self._emit("created", record.id)
         self._spawn(self._deliver_all(record, surfaces))
         return record
 
@@ -170,6 +204,7 @@ class Broker:
             await self._delivery_failed(record, surface, f"unexpected {type(exc).__name__}")
             return False
         await self.store.set_delivery(record.id, surface, "delivered", ref)
+        self._emit("delivery", record.id)
         log.info("question_delivered", question_id=record.id, surface=surface, resend=resend)
         current = await self.store.get_question(record.id)
         if current is not None and not current.pending:
@@ -190,10 +225,11 @@ class Broker:
 
     async def wait(self, question_id: QuestionId, timeout: float | None) -> QuestionRecord:
         """The question once terminal, or as it stands when `timeout` seconds pass."""
+        event = self._waiters.setdefault(question_id, asyncio.Event())  # before the read: no gap
         record = await self.get(question_id)
         if not record.pending:
+            self._waiters.pop(question_id, None)
             return record
-        event = self._waiters.setdefault(question_id, asyncio.Event())
         try:
             await asyncio.wait_for(event.wait(), timeout)
         except TimeoutError:
@@ -233,11 +269,8 @@ class Broker:
         )
         if not won:
             return False
-        handle = self._timers.pop(question_id, None)
-        if handle:
-            handle.cancel()
-        self._waiters.pop(question_id, asyncio.Event()).set()
-        self._locks.pop(question_id, None)
+        self._settle(question_id)
+        self._emit("resolved", question_id)
         log.info("question_resolved", question_id=question_id, status=result.status,
                  reason=result.reason, surface=by.surface if by else None)
         self._spawn(self._finalize_all(question_id))

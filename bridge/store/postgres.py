@@ -10,9 +10,11 @@ from typing import Any
 
 import asyncpg
 
-from bridge.store.sql import Row, SqlStore
+from bridge.store.sql import ChangeHandler, Row, SqlStore
+from bridge.types import QuestionId
 
 _MIGRATION_LOCK = 0x61736B62  # "askb": one replica migrates at a time
+CHANNEL = "askbridge"
 
 
 @lru_cache(maxsize=256)
@@ -46,6 +48,7 @@ class PostgresStore(SqlStore):
         self.min_size = min_size
         self.max_size = max_size
         self._pool: asyncpg.Pool | None = None
+        self._listener: asyncpg.Connection | None = None
 
     @property
     def pool(self) -> asyncpg.Pool:
@@ -59,6 +62,9 @@ class PostgresStore(SqlStore):
         await self.migrate()
 
     async def close(self) -> None:
+        if self._listener is not None:
+            await self._listener.close()
+            self._listener = None
         if self._pool is not None:
             await self._pool.close()
             self._pool = None
@@ -75,6 +81,19 @@ class PostgresStore(SqlStore):
 
     async def _lock_migrations(self, db: Any) -> None:
         await db.execute("SELECT pg_advisory_xact_lock(?)", (_MIGRATION_LOCK,))
+
+    async def _notify(self, db: Any, event: str, question_id: QuestionId) -> None:
+        await db.execute("SELECT pg_notify(?, ?)", (CHANNEL, f"{event}:{question_id}"))
+
+    async def listen(self, handler: ChangeHandler) -> None:
+        """LISTEN on a connection of its own; NOTIFY arrives once the writer commits."""
+
+        def on_notify(_conn: Any, _pid: int, _channel: str, payload: str) -> None:
+            event, _, question_id = payload.partition(":")
+            handler(event, QuestionId(question_id))
+
+        self._listener = await asyncpg.connect(self.url)
+        await self._listener.add_listener(CHANNEL, on_notify)
 
     def _is_conflict(self, exc: Exception) -> bool:
         return isinstance(exc, asyncpg.UniqueViolationError)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal, Protocol
@@ -149,3 +150,8 @@ class Store(Protocol):
         ...
 
     async def sessions(self, agent: AgentName) -> list[SessionInfo]: ...
+
+    async def listen(self, handler: Callable[[str, QuestionId], None]) -> None:
+        """Call `handler(event, question_id)` (`created`, `delivery`, `resolved`) for changes
+        committed by other processes sharing this store; a single-process store never calls it."""
+        ...

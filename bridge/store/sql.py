@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
 from importlib import resources
 from typing import Any, Protocol, cast
@@ -29,6 +29,8 @@ _Q_COLUMNS = ", ".join(f"q.{c.strip()}" for c in QUESTION_COLUMNS.split(","))
 DELIVERY_COLUMNS = "question_id, surface, state, message_ref, error, finalized"
 _D_COLUMNS = ", ".join(f"d.{c.strip()}" for c in DELIVERY_COLUMNS.split(","))
 Row = Sequence[Any]
+ChangeHandler = Callable[[str, QuestionId], None]
+"""Receives `created`, `delivery` or `resolved` and the question id."""
 
 
 class Executor(Protocol):
@@ -105,6 +107,12 @@ class SqlStore:
     async def _lock_migrations(self, db: Executor) -> None:
         """Backends with several writers (replicas) take a lock here."""
 
+    async def _notify(self, db: Executor, event: str, question_id: QuestionId) -> None:
+        """Tell other processes sharing the database, on commit (no-op for a single process)."""
+
+    async def listen(self, handler: ChangeHandler) -> None:
+        """Call `handler(event, question_id)` for changes committed by other processes."""
+
     async def _rows(self, sql: str, args: Sequence[Any] = ()) -> list[Row]:
         async with self._read() as db:
             return await db.rows(sql, args)
@@ -137,6 +145,7 @@ class SqlStore:
                     "VALUES (?, ?, ?, 'sending', ?)",
                     [(record.id, s, i, record.created_at) for i, s in enumerate(surfaces)],
                 )
+                await self._notify(db, "created", record.id)
         except Exception as exc:
             if self._is_conflict(exc):
                 raise PendingConflict(record.session) from exc
@@ -156,6 +165,7 @@ class SqlStore:
                 "WHERE question_id = ? AND surface = ?",
                 (state, message_ref, error, now_ms(), question_id, surface),
             )
+            await self._notify(db, "delivery", question_id)
 
     async def resolve(self, question_id: QuestionId, resolution: Resolution) -> bool:
         result = resolution.result
@@ -171,6 +181,7 @@ class SqlStore:
             )
             if changed == 1:
                 await db.execute("DELETE FROM partial_answers WHERE question_id = ?", (question_id,))
+                await self._notify(db, "resolved", question_id)
             return changed == 1
 
     async def get_question(self, question_id: QuestionId) -> QuestionRecord | None:
