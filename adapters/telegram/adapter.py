@@ -176,8 +176,12 @@ class TelegramAdapter:
                                                        error=type(exc).__name__))
         await app.start()
         if self.config.mode == "webhook" and self.config.webhook_url:
-            await app.bot.set_webhook(self.config.webhook_url, secret_token=self._webhook_secret,
-                                      allowed_updates=ALLOWED_UPDATES)
+            try:
+                await app.bot.set_webhook(self.config.webhook_url,
+                                          secret_token=self._webhook_secret,
+                                          allowed_updates=ALLOWED_UPDATES)
+            except BadRequest as exc:  # a wrong URL must not stop sending; say why and go on
+                log.error("telegram_webhook_refused", error=exc.message)
         self._ready, self._down = True, None
         log.info("telegram_connected", bot=app.bot.username, mode=self.config.mode)
 

@@ -203,3 +203,22 @@ async def test_forum_topic_and_markup_characters(tg: Tg, fake: FakeTelegram) -> 
         result = await asyncio.wait_for(ask, 10)
         assert result.to_json() == answered("deploy_target", odd)
         assert (await edited(fake, prompt))["text"].endswith(f"Answered: {odd}")
+
+
+async def test_other_in_a_group_is_addressed_to_the_person(tg: Tg, fake: FakeTelegram) -> None:
+    fake.add_chat(GROUP)
+    config = tg.config(GROUP["id"], answerers=[OWNER["id"]])
+    async with running(config, tg.env) as r, r.client() as client:
+        qid = (await client.create(deploy()))["id"]
+        prompt = await fake.sent(GROUP["id"], keyboard)
+        await delivered(r, GROUP["id"])
+        await fake.tap(prompt, OWNER, "Other…")
+        ask = await fake.sent(GROUP["id"], lambda m: m.get("entities") is not None)
+        assert ask["text"].startswith("Dewi, Deploy: reply to this message")
+        mention = ask["entities"][0]
+        assert (mention["type"], mention["user"]["id"]) == ("text_mention", OWNER["id"])
+        assert fake.markups[(GROUP["id"], ask["message_id"])]["selective"] is True
+        await fake.say(GROUP, OWNER, "after lunch", reply_to=ask)
+        result = await client.result(qid, wait=10)
+        assert result is not None
+        assert result.to_json() == answered("deploy_target", "after lunch")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from structlog.testing import capture_logs
 
 from adapters.telegram import create
 from adapters.telegram.adapter import SECRET_HEADER, WEBHOOK_PATH
@@ -60,12 +61,15 @@ async def test_webhook_mode_checks_the_secret(tg: Tg, fake: FakeTelegram) -> Non
 
 async def test_rejected_token_ends_undelivered_with_a_reason(tg: Tg, fake: FakeTelegram) -> None:
     env = {**tg.env, "TELEGRAM_BOT_TOKEN": "999:not-the-token"}
-    async with running(tg.config(DM["id"]), env) as r, r.client() as client:
-        result = await asyncio.wait_for(client.ask(deploy()), 10)
-        assert result.to_json() == {"status": "no_answer", "reason": "undelivered"}
-        delivery = (await client.timeline())[0]["deliveries"][0]
-        assert "rejected the bot token in $TELEGRAM_BOT_TOKEN" in delivery["error"]
-        assert "not-the-token" not in delivery["error"]
+    with capture_logs() as logs:
+        async with running(tg.config(DM["id"]), env) as r, r.client() as client:
+            result = await asyncio.wait_for(client.ask(deploy()), 10)
+            delivery = (await client.timeline())[0]["deliveries"][0]
+    assert any(e["event"] == "telegram_token_rejected" for e in logs)
+    assert "not-the-token" not in repr(logs)
+    assert result.to_json() == {"status": "no_answer", "reason": "undelivered"}
+    assert "rejected the bot token in $TELEGRAM_BOT_TOKEN" in delivery["error"]
+    assert "not-the-token" not in delivery["error"]
 
 
 async def test_doctor_check_names_the_bot_or_the_problem(tg: Tg, fake: FakeTelegram) -> None:
