@@ -60,8 +60,8 @@ class TelegramAdapter:
         self._ready = False
         self._down: str | None = "Telegram is still connecting; try again in a moment."
         self._connecting: asyncio.Task[None] | None = None
-        self._free_text: dict[tuple[int | str, int], QuestionId] = {}
-        """Force-reply message (chat, id) → question, so a reply to it answers that question."""
+        self._bound: dict[tuple[int | str, int], QuestionId] = {}
+        """Our force-reply asks and follow-ups (chat, message id) → the question a reply answers."""
 
     # contract ----------------------------------------------------------------------------
 
@@ -119,7 +119,7 @@ class TelegramAdapter:
         return MessageRef(inbound.message_ref(chat, message.message_id))
 
     async def finalize(self, delivery: Delivery, final: Finalization) -> None:
-        self._free_text = {k: q for k, q in self._free_text.items() if q != delivery.question_id}
+        self._bound = {k: q for k, q in self._bound.items() if q != delivery.question_id}
         if delivery.message_ref is None:
             return
         bot = self._bot()
@@ -249,7 +249,7 @@ class TelegramAdapter:
         message = await self._send(
             self._bot(), where.chat_id, where.thread_id, text,
             ForceReply(selective=True, input_field_placeholder=placeholder), entities=entities)
-        self._free_text[(where.chat_id, message.message_id)] = question_id
+        self._bound[(where.chat_id, message.message_id)] = question_id
 
     async def _on_text(self, update: Update, _: ContextTypes.DEFAULT_TYPE) -> None:
         said = inbound.said_from(update)
@@ -258,7 +258,7 @@ class TelegramAdapter:
         reply_to: str | None = None
         if said.reply_to_message_id is not None and said.reply_to_bot:
             key = (said.where.chat_id, said.reply_to_message_id)
-            reply_to = self._free_text.get(key) or inbound.message_ref(*key)
+            reply_to = self._bound.get(key) or inbound.message_ref(*key)
         event = inbound.text_event(said, self.config.answerers, reply_to)
         if event is None:
             return
@@ -266,10 +266,12 @@ class TelegramAdapter:
         log.info("telegram_text", surface=event.surface, handled=reply.handled,
                  accepted=reply.accepted, question_id=reply.question_id)
         if reply.handled and reply.text:
-            await self._send(self._bot(), said.where.chat_id, said.where.thread_id,
-                             render.clip(reply.text), None,
-                             reply_parameters=ReplyParameters(
-                                 said.message_id, allow_sending_without_reply=True))
+            sent = await self._send(self._bot(), said.where.chat_id, said.where.thread_id,
+                                    render.clip(reply.text), None,
+                                    reply_parameters=ReplyParameters(
+                                        said.message_id, allow_sending_without_reply=True))
+            if reply.question_id and not reply.ended:  # "Still needed …": a reply to it counts
+                self._bound[(said.where.chat_id, sent.message_id)] = reply.question_id
 
     async def _on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         error = context.error

@@ -96,7 +96,7 @@ async def test_several_questions_answered_with_numbered_lines(tg: Tg, fake: Fake
         assert fake.calls_of("sendMessage")[-1]["reply_parameters"]["message_id"] == \
             partial["message_id"]
         assert "2. Notify" in still["text"]
-        await fake.say(DM, OWNER, "2: 2")
+        await fake.say(DM, OWNER, "2: 2", reply_to=still)
 
         result = await asyncio.wait_for(ask, 10)
         assert result.to_json() == {"status": "answered", "answers": {"answers": {
