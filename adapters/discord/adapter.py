@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Sequence
+from typing import Any
 
 import aiohttp
 import discord
@@ -14,16 +14,14 @@ from discord.http import Route
 from pydantic import BaseModel, ConfigDict
 from starlette.routing import BaseRoute
 
-from adapters.discord import inbound, render
+from adapters.discord import inbound, interactions, render
 from adapters.discord.config import DiscordConfig
 from bridge import (
-    ButtonPressed,
     Capabilities,
     ConfigError,
     Delivery,
     DeliveryError,
     Finalization,
-    InboundReply,
     InboundSink,
     MessageRef,
     Prompt,
@@ -32,9 +30,6 @@ from bridge import (
 )
 
 log = structlog.get_logger("askbridge.discord")
-T = TypeVar("T")
-ACK_SECONDS = 2.0
-"""Discord wants an interaction acknowledged within 3 s; past this, defer and follow up."""
 LOGIN_BACKOFF_MAX = 60.0
 
 
@@ -222,14 +217,13 @@ class DiscordAdapter:
                 if tap is not None and tap.action != "modal":
                     event = inbound.tap_event(channel_id, interaction.user.id, tap.question_id,
                                               tap.action, authorized)
-                    await _tap(interaction, self._sink, event)
+                    await interactions.answer_tap(interaction, self._sink, event)
             elif interaction.type is discord.InteractionType.modal_submit:
                 submitted = inbound.modal_submit(interaction.data)
                 if submitted is not None:
                     text = inbound.modal_event(channel_id, interaction.user.id, *submitted,
                                                authorized=authorized)
-                    reply, late = await _in_time(interaction, self._sink.text_received(text))
-                    await _tell(interaction, reply.text or _fallback(reply), late)
+                    await interactions.answer_text(interaction, self._sink, text)
         except (discord.HTTPException, aiohttp.ClientError, OSError) as exc:
             log.warning("discord_interaction_failed", channel=channel_id,
                         error=type(exc).__name__)
@@ -257,48 +251,6 @@ class DiscordAdapter:
             except (discord.HTTPException, aiohttp.ClientError, OSError) as exc:
                 log.warning("discord_reply_failed", channel=message.channel.id,
                             error=type(exc).__name__)
-
-
-async def _tap(interaction: discord.Interaction[Any], sink: InboundSink,
-               event: ButtonPressed) -> None:
-    async def decide() -> tuple[InboundReply, Prompt | None]:
-        reply = await sink.button_pressed(event)
-        wants_modal = event.action == "other" and reply.accepted
-        return reply, await sink.prompt_for(event.question_id) if wants_modal else None
-
-    (reply, prompt), late = await _in_time(interaction, decide())
-    log.info("discord_tap", question_id=event.question_id, action=event.action,
-             authorized=event.authorized, accepted=reply.accepted)
-    if event.action == "other" and reply.accepted:
-        if late:  # a modal cannot follow a deferral; a reply to the prompt still works
-            await _tell(interaction, "Reply to the prompt with your own answer.", late)
-            return
-        modal = render.other_modal(event.question_id, prompt)
-        await interaction.response.send_modal(modal)
-        modal.stop()  # the submit is handled by its custom id, even after a restart
-        return
-    await _tell(interaction, reply.text or _fallback(reply), late)
-
-
-async def _in_time(interaction: discord.Interaction[Any], work: Awaitable[T]) -> tuple[T, bool]:
-    """Run `work`; if it outlasts Discord's window, defer ephemerally first. True = deferred."""
-    task = asyncio.ensure_future(work)
-    done, _ = await asyncio.wait({task}, timeout=ACK_SECONDS)
-    if not done:
-        await interaction.response.defer(ephemeral=True, thinking=True)
-    return await task, not done
-
-
-async def _tell(interaction: discord.Interaction[Any], text: str, deferred: bool) -> None:
-    if deferred:
-        await interaction.followup.send(text, ephemeral=True)
-    else:
-        await interaction.response.send_message(text, ephemeral=True)
-
-
-def _fallback(reply: InboundReply) -> str:
-    return "Thanks, your answer was recorded." if reply.accepted else \
-        "This question has already ended."
 
 
 def _channel_id(surface: SurfaceId) -> int:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from adapters.discord import interactions
 from bridge import BridgeConfig
 from tests.fakes.discord import FakeDiscord
 from tests.harness import base_env, make_config, running, until
@@ -263,3 +264,22 @@ async def test_a_channel_the_bot_may_not_post_in_is_undelivered(
         question = (await r.bridge.store.timeline("assistant", "main"))[0]  # type: ignore[arg-type]
         view = await client.question(question.id)
         assert "may not post in Discord channel" in str(view["deliveries"])
+
+
+async def test_a_slow_answer_is_deferred_then_followed_up(
+        tmp_path: Path, fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(interactions, "ACK_SECONDS", 0.0)  # as if the store were slow
+    async with running(config(tmp_path, fake), env(fake)) as r, r.client() as client:
+        ask = asyncio.create_task(client.ask(DEPLOY))
+        prompt = await prompt_in(fake)
+        qid = ids(prompt)[0].split(":")[1]
+        other = await fake.click(prompt, f"ab:{qid}:o", ANSWERER)
+        assert (other.type, other.data["flags"]) == (5, 64)  # deferred, ephemeral
+        deferred = await fake.click(prompt, f"ab:{qid}:0", ANSWERER)
+        assert deferred.type == 5
+        followups = await until(lambda: [f["content"] for f in fake.followups])
+        assert followups == ["Reply to the prompt with your own answer.",
+                             "Thanks, recorded: Staging (Recommended)."][:len(followups)]
+        await until(lambda: len(fake.followups) == 2)
+        assert (await asyncio.wait_for(ask, 10)).to_json()["status"] == "answered"
+        assert all(f["flags"] == 64 for f in fake.followups)
