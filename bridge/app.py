@@ -11,9 +11,17 @@ import structlog
 from bridge.broker import Broker
 from bridge.config import BridgeConfig, ConfigError
 from bridge.inbox import Inbox
+from bridge.leader import Leader
 from bridge.plugins import discover
 from bridge.store import Store, open_store
-from bridge.types import Adapter, AdapterContext, AdapterPlugin, surface_platform
+from bridge.types import (
+    Adapter,
+    AdapterContext,
+    AdapterPlugin,
+    LongConnection,
+    Observer,
+    surface_platform,
+)
 
 log = structlog.get_logger("askbridge.app")
 
@@ -61,6 +69,7 @@ class Bridge:
     inbox: Inbox
     adapters: dict[str, Adapter] = field(default_factory=dict)
     started: bool = False
+    leader: Leader | None = None
 
     @classmethod
     def build(
@@ -87,13 +96,20 @@ class Bridge:
         await self.broker.start()
         for name, adapter in self.adapters.items():
             await adapter.start(self.inbox)
+            if isinstance(adapter, Observer):
+                self.broker.observers.append(adapter.question_changed)
             log.info("adapter_started", platform=name)
+        self.leader = Leader(self.store, [(n, a) for n, a in self.adapters.items()
+                                          if isinstance(a, LongConnection)])
+        await self.leader.start()
         self.started = True
 
     async def stop(self) -> None:
         if not self.started:
             return
         self.started = False
+        if self.leader is not None:
+            await self.leader.stop()
         for name, adapter in self.adapters.items():
             try:
                 await asyncio.wait_for(adapter.stop(), 10)

@@ -239,6 +239,28 @@ class Checkable(Protocol):
         ...
 
 
+@runtime_checkable
+class LongConnection(Protocol):
+    """Optional: adapters that receive through one long connection (polling, gateway, socket).
+
+    Among replicas only the leader holds it: `connect()` when it takes the lead, `disconnect()`
+    when it loses it. `start()` must leave the adapter able to send and finalize without it,
+    so every replica can deliver.
+    """
+
+    async def connect(self) -> None: ...
+
+    async def disconnect(self) -> None: ...
+
+
+@runtime_checkable
+class Observer(Protocol):
+    """Optional: adapters that show live state (the web UI) hear of every question change,
+    including changes made by other replicas: `created`, `delivery` or `resolved`."""
+
+    def question_changed(self, event: str, question_id: QuestionId) -> None: ...
+
+
 @dataclass(frozen=True, slots=True)
 class AdapterPlugin:
     """How a platform registers (entry point group `askbridge.adapters` in pyproject.toml)."""

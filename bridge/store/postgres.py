@@ -15,6 +15,7 @@ from bridge.types import QuestionId
 
 _MIGRATION_LOCK = 0x61736B62  # "askb": one replica migrates at a time
 CHANNEL = "askbridge"
+_LEADER_LOCK = 0x61736B6C  # "askl": held by the replica that keeps the long connections
 
 
 @lru_cache(maxsize=256)
@@ -49,6 +50,8 @@ class PostgresStore(SqlStore):
         self.max_size = max_size
         self._pool: asyncpg.Pool | None = None
         self._listener: asyncpg.Connection | None = None
+        self._leader: asyncpg.Connection | None = None
+        self._leading = False
 
     @property
     def pool(self) -> asyncpg.Pool:
@@ -62,9 +65,11 @@ class PostgresStore(SqlStore):
         await self.migrate()
 
     async def close(self) -> None:
-        if self._listener is not None:
-            await self._listener.close()
-            self._listener = None
+        for conn in (self._listener, self._leader):
+            if conn is not None:
+                await conn.close()
+        self._listener = self._leader = None
+        self._leading = False
         if self._pool is not None:
             await self._pool.close()
             self._pool = None
@@ -94,6 +99,24 @@ class PostgresStore(SqlStore):
 
         self._listener = await asyncpg.connect(self.url)
         await self._listener.add_listener(CHANNEL, on_notify)
+
+    async def try_lead(self) -> bool:
+        """Session-level advisory lock on a dedicated connection: freed when the holder dies."""
+        try:
+            if self._leader is None or self._leader.is_closed():
+                self._leader = await asyncpg.connect(self.url, timeout=5)
+                self._leading = False
+            if self._leading:
+                await self._leader.fetchval("SELECT 1", timeout=5)
+                return True
+            self._leading = bool(await self._leader.fetchval(
+                "SELECT pg_try_advisory_lock($1)", _LEADER_LOCK, timeout=5))
+        except (OSError, asyncpg.PostgresError, TimeoutError):
+            self._leading = False
+            if self._leader is not None:
+                self._leader.terminate()
+                self._leader = None
+        return self._leading
 
     def _is_conflict(self, exc: Exception) -> bool:
         return isinstance(exc, asyncpg.UniqueViolationError)

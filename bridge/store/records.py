@@ -151,6 +151,14 @@ class Store(Protocol):
 
     async def sessions(self, agent: AgentName) -> list[SessionInfo]: ...
 
+    async def try_lead(self) -> bool:
+        """Hold (or take) the lead for long connections; True while this process holds it.
+
+        A single-process store always leads; PostgreSQL uses an advisory lock on a connection
+        of its own, released by the database when the holder dies.
+        """
+        ...
+
     async def listen(self, handler: Callable[[str, QuestionId], None]) -> None:
         """Call `handler(event, question_id)` (`created`, `delivery`, `resolved`) for changes
         committed by other processes sharing this store; a single-process store never calls it."""

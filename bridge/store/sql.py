@@ -113,6 +113,10 @@ class SqlStore:
     async def listen(self, handler: ChangeHandler) -> None:
         """Call `handler(event, question_id)` for changes committed by other processes."""
 
+    async def try_lead(self) -> bool:
+        """A single process always leads."""
+        return True
+
     async def _rows(self, sql: str, args: Sequence[Any] = ()) -> list[Row]:
         async with self._read() as db:
             return await db.rows(sql, args)

@@ -20,6 +20,7 @@ from bridge.store import (
 )
 from bridge.store.postgres import PostgresStore
 from bridge.types import AgentName, MessageRef, QuestionId, SessionKey, SurfaceId, UserRef
+from tests.harness import until
 from tests.pg import scratch_database, server_url
 
 REQUEST = parse_ask_request({"questions": [{
@@ -136,3 +137,19 @@ async def test_pending_survives_reopen(store: Store) -> None:
     assert [(p.id, p.expires_at) for p in pending] == [("q1", rec.expires_at)]
     assert [(d.surface, d.state) for d in await store.pending_deliveries()] == [
         ("web", "delivered"), ("telegram:1", "sending")]
+
+
+async def test_exactly_one_leader_and_takeover_when_it_goes(store: Store) -> None:
+    assert await store.try_lead()
+    assert await store.try_lead()  # holding stays true
+    if not isinstance(store, PostgresStore):
+        return  # one process: always the leader
+    other = PostgresStore(store.url)
+    await other.open()
+    try:
+        assert not await other.try_lead()
+        await store.close()  # the holder dies: the database frees its lock
+        assert await until(other.try_lead, timeout=5)
+    finally:
+        await other.close()
+        await store.open()
