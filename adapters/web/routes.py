@@ -33,11 +33,11 @@ SECURITY_HEADERS = {
     "cache-control": "no-store",
 }
 SIGNED_OUT = (
-    "<!doctype html><meta charset=utf-8><title>askbridge · sign in</title>"
-    "<body style=\"font:16px system-ui;margin:15vh auto;max-width:32rem;color:#24292f\">"
-    "<h1 style=\"font-size:1.3rem\">Sign in to askbridge</h1><p>Open the login link that "
+    "<!doctype html><meta charset=utf-8><meta name=viewport content='width=device-width'>"
+    "<title>askbridge · sign in</title><link rel=stylesheet href='/ui/static/app.css'>"
+    "<div class=signed-out><h1>Sign in to askbridge</h1><p>Open the login link that "
     "<code>askbridge serve</code> printed (<code>http://…/?token=…</code>). It signs this "
-    "browser in and then drops the token from the address bar.</p>"
+    "browser in and then drops the token from the address bar.</p></div>"
 )
 SIGN_IN = "Sign in with the login link askbridge serve printed."
 STREAM_SECONDS = 25.0

@@ -280,18 +280,24 @@ function autosize() {
 
 // live channel --------------------------------------------------------------------------------
 
+let settled = null;
+
 function connect() {
   const conn = $("conn");
   const events = new EventSource("/ui/events");
-  let settled = null;
-  events.onopen = () => { clearTimeout(settled); conn.dataset.state = "live"; $("conn-text").textContent = "Live"; };
+  events.onopen = () => {
+    clearTimeout(settled);
+    settled = null;
+    conn.dataset.state = "live";
+    $("conn-text").textContent = "Live";
+  };
   events.onmessage = (msg) => {
     const event = JSON.parse(msg.data);
     if (event.type === "hello" || event.type === "question" || event.type === "resolved") refresh();
   };
   events.onerror = () => {
-    clearTimeout(settled);
-    settled = setTimeout(() => {
+    // Streams end every so often by design; only a gap that lasts is shown.
+    settled = settled || setTimeout(() => {
       conn.dataset.state = "offline";
       $("conn-text").textContent = "Reconnecting…";
     }, 2500);

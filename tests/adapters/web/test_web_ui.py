@@ -167,7 +167,7 @@ async def test_reload_recovers_pending_and_sessions_are_navigable(
             r.client(session="deploy") as first, r.client(session="release") as second:
         asks: list[asyncio.Task[Any]] = [asyncio.create_task(first.ask(DEPLOY)),
                                          asyncio.create_task(second.ask(THREE))]
-        await until(lambda: _two_pending(r))
+        await until(lambda: _pending(r, 2))
         async with signed_in(browser, r) as page:
             badges = page.locator(".session .badge")
             await expect(badges).to_have_count(2)
@@ -185,5 +185,23 @@ async def test_reload_recovers_pending_and_sessions_are_navigable(
         assert [x.to_json()["status"] for x in results] == ["answered", "no_answer"]
 
 
-async def _two_pending(r: Any) -> bool:
-    return len(await r.bridge.store.pending_questions()) == 2
+async def test_reconnect_recovers_a_question_asked_while_offline(
+        tmp_path: Path, browser: Browser) -> None:
+    async with running(make_config(tmp_path, surfaces=SURFACES)) as r, r.client() as client:
+        async with signed_in(browser, r) as page:
+            await expect(page.locator("#conn")).to_have_attribute("data-state", "live")
+            await page.route("**/ui/events", lambda route: route.abort())
+            r.bridge.adapters["web"].publish({"type": "bye"})  # type: ignore[attr-defined]
+            await expect(page.locator("#conn")).to_have_attribute("data-state", "offline")
+            ask = asyncio.create_task(client.ask(DEPLOY))
+            await until(lambda: _pending(r, 1))
+            await page.unroute("**/ui/events")
+            await expect(page.locator("#conn")).to_have_attribute("data-state", "live")
+            panel = page.locator(".panel")
+            await panel.get_by_text("Canary", exact=True).click()
+            result = await asyncio.wait_for(ask, 10)
+        assert result.to_json()["answers"]["answers"]["deploy_target"] == {"answers": ["Canary"]}
+
+
+async def _pending(r: Any, n: int) -> bool:
+    return len(await r.bridge.store.pending_questions()) == n
