@@ -182,8 +182,9 @@ class DiscordAdapter:
 
     async def _request(self, route: Route, payload: dict[str, Any], channel_id: int) -> Any:
         """One REST call; discord.py waits out 429s per bucket (retry_after) and retries 5xx."""
-        if self._client is None:
-            raise DeliveryError("the Discord adapter is not running")
+        if self._client is None or self._client.http.token is None:
+            raise DeliveryError("askbridge is not logged in to Discord (yet); it keeps retrying "
+                                "in the background, check the network and [discord] api_base")
         try:
             return await self._client.http.request(route, json=payload)
         except discord.Forbidden:

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from adapters.discord import interactions
-from bridge import BridgeConfig
+from bridge import BridgeConfig, SurfaceId
 from tests.fakes.discord import FakeDiscord
-from tests.harness import base_env, make_config, running, until
+from tests.harness import Running, base_env, make_config, running, until
 
 ANSWERER = 4001
 STRANGER = 4002
@@ -53,8 +53,11 @@ def env(fake: FakeDiscord) -> dict[str, str]:
     return {**base_env(), "DISCORD_BOT_TOKEN": fake.token}
 
 
-async def prompt_in(fake: FakeDiscord, channel: int | None = None) -> dict[str, Any]:
-    messages = await until(lambda: fake.in_channel(channel or fake.channel_id))
+async def prompt_in(fake: FakeDiscord, r: Running, channel: int | None = None) -> dict[str, Any]:
+    """The prompt at the fake, once the broker has also recorded its delivery (replies bind)."""
+    channel = channel or fake.channel_id
+    messages = await until(lambda: fake.in_channel(channel))
+    await until(lambda: r.bridge.store.pending_on_surface(SurfaceId(f"discord:{channel}")))
     return dict(messages[-1])
 
 
@@ -70,7 +73,7 @@ async def finalized(fake: FakeDiscord, message_id: str) -> dict[str, Any]:
 async def test_button_click_answers_and_finalizes(tmp_path: Path, fake: FakeDiscord) -> None:
     async with running(config(tmp_path, fake), env(fake)) as r, r.client() as client:
         ask = asyncio.create_task(client.ask(DEPLOY))
-        prompt = await prompt_in(fake)
+        prompt = await prompt_in(fake, r)
         buttons = [b for row in prompt["components"] for b in row["components"]]
         assert [b["label"] for b in buttons] == [
             "Staging (Recommended)", "Production", "Canary", "Other…", "Skip"]
@@ -104,7 +107,7 @@ async def test_button_click_answers_and_finalizes(tmp_path: Path, fake: FakeDisc
 async def test_other_opens_a_modal_whose_text_answers(tmp_path: Path, fake: FakeDiscord) -> None:
     async with running(config(tmp_path, fake), env(fake)) as r, r.client() as client:
         ask = asyncio.create_task(client.ask(DEPLOY))
-        prompt = await prompt_in(fake)
+        prompt = await prompt_in(fake, r)
         qid = ids(prompt)[0].split(":")[1]
 
         opened = await fake.click(prompt, f"ab:{qid}:o", ANSWERER)
@@ -131,7 +134,7 @@ async def test_other_opens_a_modal_whose_text_answers(tmp_path: Path, fake: Fake
 async def test_skip_ends_the_prompt(tmp_path: Path, fake: FakeDiscord) -> None:
     async with running(config(tmp_path, fake), env(fake)) as r, r.client() as client:
         ask = asyncio.create_task(client.ask(DEPLOY))
-        prompt = await prompt_in(fake)
+        prompt = await prompt_in(fake, r)
         qid = ids(prompt)[0].split(":")[1]
         skipped = await fake.click(prompt, f"ab:{qid}:s", ANSWERER)
         assert skipped.data["content"] == "Skipped."
@@ -144,7 +147,7 @@ async def test_skip_ends_the_prompt(tmp_path: Path, fake: FakeDiscord) -> None:
 async def test_several_questions_take_a_text_reply(tmp_path: Path, fake: FakeDiscord) -> None:
     async with running(config(tmp_path, fake), env(fake)) as r, r.client() as client:
         ask = asyncio.create_task(client.ask(TWO))
-        prompt = await prompt_in(fake)
+        prompt = await prompt_in(fake, r)
         assert prompt["components"] == []
         assert "1. Env: Which environment?" in prompt["content"]
         assert "Expires <t:" in prompt["content"]
@@ -169,7 +172,7 @@ async def test_text_replies_read_plain_messages(tmp_path: Path, fake: FakeDiscor
     cfg = config(tmp_path, fake, text_replies=True)
     async with running(cfg, env(fake)) as r, r.client() as client:
         ask = asyncio.create_task(client.ask(TWO))
-        await prompt_in(fake)
+        await prompt_in(fake, r)
         stranger = await fake.user_message(fake.channel_id, STRANGER, "1: 1\n2: 2")
         mine = await fake.user_message(fake.channel_id, ANSWERER, "1: 1\n2: 2")
         result = await asyncio.wait_for(ask, 10)
@@ -190,7 +193,7 @@ async def test_someone_else_is_refused_and_the_question_stays(
         tmp_path: Path, fake: FakeDiscord) -> None:
     async with running(config(tmp_path, fake), env(fake)) as r, r.client() as client:
         created = await client.create(DEPLOY)
-        prompt = await prompt_in(fake)
+        prompt = await prompt_in(fake, r)
         refused = await fake.click(prompt, f"ab:{created['id']}:0", STRANGER)
         assert (refused.type, refused.data["flags"]) == (4, 64)
         assert refused.data["content"] == "Sorry, only the person this question is for can answer it."
@@ -207,7 +210,7 @@ async def test_the_dm_user_may_answer(tmp_path: Path, fake: FakeDiscord) -> None
     cfg = config(tmp_path, fake, channel=fake.dm_channel_id, answerers=[])
     async with running(cfg, env(fake)) as r, r.client() as client:
         ask = asyncio.create_task(client.ask(DEPLOY))
-        prompt = await prompt_in(fake, fake.dm_channel_id)
+        prompt = await prompt_in(fake, r, fake.dm_channel_id)
         qid = ids(prompt)[0].split(":")[1]
         await fake.click(prompt, f"ab:{qid}:2", fake.dm_user_id)
         result = await asyncio.wait_for(ask, 10)
@@ -218,7 +221,7 @@ async def test_gateway_reconnect_keeps_the_pending_question(
         tmp_path: Path, fake: FakeDiscord) -> None:
     async with running(config(tmp_path, fake), env(fake)) as r, r.client() as client:
         ask = asyncio.create_task(client.ask(DEPLOY))
-        prompt = await prompt_in(fake)
+        prompt = await prompt_in(fake, r)
         qid = ids(prompt)[0].split(":")[1]
         await fake.reconnect()  # op 7: discord.py reconnects and RESUMEs
         await until(lambda: fake.resumes == 1)
@@ -232,7 +235,7 @@ async def test_buttons_work_after_a_restart(tmp_path: Path, fake: FakeDiscord) -
     cfg = config(tmp_path, fake)
     async with running(cfg, env(fake)) as r, r.client() as client:
         created = await client.create(DEPLOY)
-        prompt = await prompt_in(fake)
+        prompt = await prompt_in(fake, r)
     async with running(cfg, env(fake)) as r, r.client() as client:
         assert (await client.question(created["id"]))["status"] == "pending"
         answer = await fake.click(prompt, f"ab:{created['id']}:1", ANSWERER)
@@ -248,7 +251,7 @@ async def test_a_rate_limited_send_is_retried(tmp_path: Path, fake: FakeDiscord)
     fake.rate_limit_next = 1
     async with running(config(tmp_path, fake), env(fake)) as r, r.client() as client:
         created = await client.create(DEPLOY)
-        prompt = await prompt_in(fake)
+        prompt = await prompt_in(fake, r)
         assert len([p for p in fake.posts if p["channel"] == str(fake.channel_id)]) == 2
         view = await client.question(created["id"])
         assert view["status"] == "pending"
@@ -271,7 +274,7 @@ async def test_a_slow_answer_is_deferred_then_followed_up(
     monkeypatch.setattr(interactions, "ACK_SECONDS", 0.0)  # as if the store were slow
     async with running(config(tmp_path, fake), env(fake)) as r, r.client() as client:
         ask = asyncio.create_task(client.ask(DEPLOY))
-        prompt = await prompt_in(fake)
+        prompt = await prompt_in(fake, r)
         qid = ids(prompt)[0].split(":")[1]
         other = await fake.click(prompt, f"ab:{qid}:o", ANSWERER)
         assert (other.type, other.data["flags"]) == (5, 64)  # deferred, ephemeral
@@ -283,3 +286,21 @@ async def test_a_slow_answer_is_deferred_then_followed_up(
         await until(lambda: len(fake.followups) == 2)
         assert (await asyncio.wait_for(ask, 10)).to_json()["status"] == "answered"
         assert all(f["flags"] == 64 for f in fake.followups)
+
+
+async def test_a_thread_takes_replies_and_refuses_others_politely(
+        tmp_path: Path, fake: FakeDiscord) -> None:
+    cfg = config(tmp_path, fake, channel=fake.thread_id)
+    async with running(cfg, env(fake)) as r, r.client() as client:
+        ask = asyncio.create_task(client.ask(TWO))
+        prompt = await prompt_in(fake, r, fake.thread_id)
+        await fake.user_message(fake.thread_id, STRANGER, "1: 1\n2: 1", reply_to=prompt)
+        refusal = await until(lambda: [m for m in fake.in_channel(fake.thread_id)
+                                       if "message_reference" in m])
+        assert refusal[0]["content"] == "Sorry, only the person this question is for can answer it."
+        assert not ask.done()
+        await fake.user_message(fake.thread_id, ANSWERER, "1: staging\n2: test, build",
+                                reply_to=prompt)
+        result = await asyncio.wait_for(ask, 10)
+        assert result.to_json() == {"status": "answered", "answers": {"answers": {
+            "env": {"answers": ["Staging"]}, "steps": {"answers": ["Test", "Build"]}}}}
