@@ -239,6 +239,12 @@ class FakeDiscord:
         assert self._ws is not None
         await self._ws.send_json({"op": RECONNECT, "d": None})
 
+    async def drop(self, code: int = 4000) -> None:
+        """The gateway connection breaks (4000: unknown error, resumable)."""
+        assert self._ws is not None
+        ws, self._ws = self._ws, None
+        await ws.close(code=code, message=b"fake gateway drop")
+
     # building events --------------------------------------------------------------------
 
     def message(self, channel: str, message_id: str, author: dict[str, Any], content: str,

@@ -217,13 +217,15 @@ async def test_the_dm_user_may_answer(tmp_path: Path, fake: FakeDiscord) -> None
         assert result.to_json()["answers"] == {"answers": {"deploy_target": {"answers": ["Canary"]}}}
 
 
-async def test_gateway_reconnect_keeps_the_pending_question(
-        tmp_path: Path, fake: FakeDiscord) -> None:
+@pytest.mark.parametrize("loss", ["op7", "drop"])
+async def test_gateway_loss_keeps_the_pending_question(
+        tmp_path: Path, fake: FakeDiscord, loss: str) -> None:
     async with running(config(tmp_path, fake), env(fake)) as r, r.client() as client:
         ask = asyncio.create_task(client.ask(DEPLOY))
         prompt = await prompt_in(fake, r)
         qid = ids(prompt)[0].split(":")[1]
-        await fake.reconnect()  # op 7: discord.py reconnects and RESUMEs
+        # op 7 (Discord asks to reconnect) or a broken connection: discord.py RESUMEs either way
+        await (fake.reconnect() if loss == "op7" else fake.drop())
         await until(lambda: fake.resumes == 1)
         await fake.click(prompt, f"ab:{qid}:1", ANSWERER)
         result = await asyncio.wait_for(ask, 10)
