@@ -79,6 +79,14 @@ def check_session(session: str) -> None:
         )])
 
 
+def restarting(record: QuestionRecord) -> JSONResponse:
+    """A graceful stop leaves the question pending; tell the agent how to pick up its result."""
+    body = error_body("restarting", "askbridge is restarting; the question stays pending. Poll "
+                      f"GET /v1/questions/{record.id}/result?wait=60 until it answers.", "server")
+    body["id"] = record.id
+    return JSONResponse(body, status_code=503, headers={"Retry-After": "1"})
+
+
 def result_json(record: QuestionRecord) -> dict[str, Any]:
     if record.result is None:
         return {"status": "pending"}
@@ -112,15 +120,19 @@ def build_router(broker: Broker, auth: Auth) -> APIRouter:
         record = await broker.ask(agent.name, session, ask_request)
         gone = asyncio.create_task(wait_disconnect(request))
         done = asyncio.create_task(broker.wait(record.id, None))
+        drain = asyncio.create_task(broker.draining.wait())
         try:
-            await asyncio.wait({gone, done}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({gone, done, drain}, return_when=asyncio.FIRST_COMPLETED)
         finally:
-            gone.cancel()
+            for task in (gone, drain):
+                task.cancel()
             if not done.done():
                 done.cancel()
-                await broker.cancel(record.id)
-        final = await broker.get(record.id)
-        return JSONResponse(result_json(final))
+                if not broker.draining.is_set():  # the agent went away: cancel
+                    await broker.cancel(record.id)
+        if not done.done():
+            return restarting(record)
+        return JSONResponse(result_json(await broker.get(record.id)))
 
     @router.post("/sessions/{session}/questions", status_code=202, openapi_extra=_ASK_BODY,
                  summary="Ask without blocking; poll the result")

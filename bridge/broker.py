@@ -64,6 +64,8 @@ class Broker:
         self._waiters: dict[QuestionId, asyncio.Event] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._locks: dict[QuestionId, asyncio.Lock] = {}
+        self.draining = asyncio.Event()
+        """Set when the server stops gracefully: blocking asks hand back, nothing is cancelled."""
         self.observers: list[Callable[[str, QuestionId], None]] = []
         """Told `created`, `delivery` or `resolved` for every change, local or by another replica."""
 

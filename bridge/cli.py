@@ -42,11 +42,9 @@ def _welcome(config: BridgeConfig, env: dict[str, str], created: bool) -> str:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    import uvicorn
-
     from bridge.app import Bridge
     from bridge.logs import configure
-    from bridge.server import create_app
+    from bridge.serving import BridgeServer
 
     configure(args.log_level)
     created = False
@@ -68,11 +66,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if defaults:
         print(_welcome(config, env, created), flush=True)
-    server = uvicorn.Server(uvicorn.Config(
-        create_app(bridge), host=config.server.host, port=config.server.port,
-        log_config=None, access_log=False, lifespan="on", timeout_graceful_shutdown=5,
-    ))
-    server.run()
+    BridgeServer(bridge, config.server.host, config.server.port).run()
     return 0
 
 

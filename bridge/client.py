@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, NoReturn
 
 import httpx
 
@@ -33,6 +35,20 @@ def default_token(data_dir: str = ".askbridge") -> str | None:
         return token
     creds = load_credentials(Path(data_dir))
     return creds.get("agent_token") if creds else None
+
+
+def _json(response: httpx.Response) -> dict[str, Any]:
+    try:
+        body = response.json()
+    except ValueError:
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
+def _raise(response: httpx.Response) -> NoReturn:
+    body = _json(response)
+    details = list(body.get("details", [])) or [{"loc": "body", "msg": response.text[:200]}]
+    raise AskError(response.status_code, str(body.get("error", "error")), details)
 
 
 class AskClient:
@@ -76,13 +92,7 @@ class AskClient:
     async def _call(self, method: str, path: str, **kw: Any) -> httpx.Response:
         response = await self._http.request(method, path, **kw)
         if response.status_code >= 400:
-            try:
-                body = response.json()
-                code = str(body.get("error", "error"))
-                details = list(body.get("details", []))
-            except ValueError:
-                code, details = "error", [{"loc": "body", "msg": response.text[:200]}]
-            raise AskError(response.status_code, code, details)
+            _raise(response)
         return response
 
     async def ask_user(
@@ -98,11 +108,43 @@ class AskClient:
             body["timeoutSeconds"] = timeout_seconds
         return await self.ask(body, session=session)
 
-    async def ask(self, request: dict[str, Any] | AskRequest, *, session: str | None = None) -> AskResult:
+    async def ask(
+        self, request: dict[str, Any] | AskRequest, *, session: str | None = None
+    ) -> AskResult:
+        """Ask and block. If the server restarts meanwhile, keep waiting for the same question."""
         body = request.model_dump(by_alias=True, exclude_none=True) if isinstance(
             request, AskRequest) else request
-        response = await self._call("POST", f"/v1/sessions/{session or self.session}/ask", json=body)
+        path = f"/v1/sessions/{session or self.session}/ask"
+        response = await self._http.request("POST", path, json=body)
+        if response.status_code == 503 and "id" in _json(response):
+            return await self._ride_out(str(_json(response)["id"]))
+        if response.status_code >= 400:
+            _raise(response)
         return AskResult.model_validate(response.json())
+
+    async def _ride_out(self, question_id: str, patience: float = 120.0) -> AskResult:
+        """Long-poll the result through a restart; cancelling this call cancels the question."""
+        loop = asyncio.get_running_loop()
+        down_since: float | None = None
+        try:
+            while True:
+                try:
+                    result = await self.result(question_id, wait=30)
+                    down_since = None
+                except (httpx.TransportError, AskError) as exc:
+                    if isinstance(exc, AskError) and exc.status < 500:
+                        raise
+                    down_since = down_since or loop.time()
+                    if loop.time() - down_since > patience:
+                        raise
+                    await asyncio.sleep(0.5)
+                    continue
+                if result is not None:
+                    return result
+        except asyncio.CancelledError:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(self.cancel(question_id)), 5)
+            raise
 
     async def create(self, request: dict[str, Any], *, session: str | None = None) -> dict[str, Any]:
         response = await self._call("POST", f"/v1/sessions/{session or self.session}/questions",

@@ -29,3 +29,6 @@ def configure(level: str = "info", json_output: bool | None = None) -> None:
         cache_logger_on_first_use=False,
     )
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(name)s: %(message)s")
+    # httpx logs request URLs at INFO, and Telegram's carry the bot token: never let them through.
+    for name in ("httpx", "httpcore"):
+        logging.getLogger(name).setLevel(logging.WARNING)

@@ -11,13 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import uvicorn
 
 from bridge.app import Bridge
 from bridge.client import AskClient
 from bridge.config import BridgeConfig, parse_config
 from bridge.plugins import discover
-from bridge.server import create_app
+from bridge.serving import BridgeServer
 from bridge.types import AdapterPlugin
 
 AGENT_TOKEN = "test-agent-token-0123456789"
@@ -79,8 +78,7 @@ async def running(
     port = free_port()
     config = config.model_copy(update={"server": config.server.model_copy(update={"port": port})})
     bridge = Bridge.build(config, env or base_env(), discover() if plugins is None else plugins)
-    server = uvicorn.Server(uvicorn.Config(create_app(bridge), host="127.0.0.1", port=port,
-                                           log_config=None, access_log=False, lifespan="on"))
+    server = BridgeServer(bridge, "127.0.0.1", port)
     server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
     task = asyncio.create_task(server.serve())
     for _ in range(500):

@@ -111,3 +111,34 @@ async def test_doctor_and_bad_config(tmp_path: Path) -> None:
     assert code == 1 and "NOPE_TOKEN" in out
     code, _, err = await run(tmp_path, "serve", "--config", str(bad))
     assert code == 2 and "NOPE_TOKEN" in err
+
+
+async def test_blocking_ask_rides_through_a_graceful_restart(tmp_path: Path) -> None:
+    from bridge.client import AskClient
+
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    async with serve(tmp_path, port):
+        token = json.loads((tmp_path / ".askbridge" / "credentials.json").read_text())["agent_token"]
+        client = AskClient(url, token)
+        ask = asyncio.create_task(client.ask({"questions": [{
+            "id": "go", "header": "Go", "question": "Ship it?",
+            "options": [{"label": "Yes"}, {"label": "No"}]}]}))
+        await until(lambda: _listed(url, token), timeout=20, interval=0.1)
+    # serve() sent SIGTERM: the question must still be pending, and the ask still waiting.
+    assert not ask.done()
+    async with serve(tmp_path, port):
+        async def replied() -> bool:
+            return (await run(tmp_path, "reply", "no", ASKBRIDGE_URL=url))[0] == 0
+
+        await until(replied, timeout=30, interval=0.3)
+        result = await asyncio.wait_for(ask, 30)
+        assert result.answer_map() == {"go": ["No"]}
+    await client.aclose()
+
+
+async def _listed(url: str, token: str) -> bool:
+    async with httpx.AsyncClient(trust_env=False) as http:
+        line = await http.get(f"{url}/v1/sessions/main/timeline",
+                              headers={"Authorization": f"Bearer {token}"})
+        return any(q["status"] == "pending" for q in line.json()["questions"])
