@@ -107,6 +107,7 @@ class DiscordAdapter:
             guild_ready_timeout=self.config.guild_ready_timeout,
             allowed_mentions=discord.AllowedMentions.none(), chunk_guilds_at_startup=False)
         self._runner = asyncio.create_task(self._run(self._client))
+        self._runner.add_done_callback(_gateway_ended)
         ready = asyncio.create_task(self.ready.wait())
         done, _ = await asyncio.wait({ready, self._runner}, timeout=self.config.ready_timeout,
                                      return_when=asyncio.FIRST_COMPLETED)
@@ -252,6 +253,12 @@ class DiscordAdapter:
             except (discord.HTTPException, aiohttp.ClientError, OSError) as exc:
                 log.warning("discord_reply_failed", channel=message.channel.id,
                             error=type(exc).__name__)
+
+
+def _gateway_ended(runner: asyncio.Task[None]) -> None:
+    """discord.py gives up only on what retrying cannot fix (token, intents): say so."""
+    if not runner.cancelled() and runner.exception() is not None:
+        log.error("discord_gateway_stopped", error=type(runner.exception()).__name__)
 
 
 def _channel_id(surface: SurfaceId) -> int:

@@ -57,6 +57,8 @@ class FakeDiscord:
     rate_limit_next: int = 0
     """Answer this many coming message POSTs with 429 (retry_after 0.05 s) before accepting."""
     unknown: list[str] = field(default_factory=list)
+    message_content_allowed: bool = True
+    """False: like a portal where the privileged Message Content intent is off (close 4014)."""
     port: int = 0
     _ws: web.WebSocketResponse | None = None
     _seq: int = 0
@@ -186,6 +188,9 @@ class FakeDiscord:
                 await ws.send_json({"op": HEARTBEAT_ACK, "d": None})
             elif message["op"] == IDENTIFY:
                 self.identifies.append(message["d"])
+                if message["d"]["intents"] & 1 << 15 and not self.message_content_allowed:
+                    await ws.close(code=4014, message=b"Disallowed intent(s).")
+                    break
                 self._ws = ws
                 await self._ready(ws)
             elif message["op"] == RESUME:

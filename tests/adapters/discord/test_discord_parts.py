@@ -177,3 +177,13 @@ async def test_a_bad_token_stops_start_with_a_sentence(fake: FakeDiscord) -> Non
     with pytest.raises(ConfigError, match="Reset Token"):
         await adapter.start(None)  # type: ignore[arg-type]
     await adapter.stop()
+
+
+async def test_message_content_off_in_the_portal_is_explained(fake: FakeDiscord) -> None:
+    fake.message_content_allowed = False
+    config = DiscordConfig(api_base=fake.api_base, gateway_url=fake.gateway_url,
+                           text_replies=True, guild_ready_timeout=0.05)
+    adapter = DiscordAdapter(config, fake.token)
+    with pytest.raises(ConfigError, match="Privileged Gateway Intents"):
+        await adapter.start(None)  # type: ignore[arg-type]
+    await adapter.stop()
