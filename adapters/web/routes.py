@@ -22,7 +22,7 @@ from bridge import AgentName, InboundSink, QuestionId, SessionKey
 log = structlog.get_logger("askbridge.web")
 STATIC = Path(__file__).parent / "static"
 ASSETS = {"app.js": "text/javascript", "dom.js": "text/javascript", "panel.js": "text/javascript",
-          "app.css": "text/css"}
+          "timeline.js": "text/javascript", "app.css": "text/css"}
 SECURITY_HEADERS = {
     "content-security-policy": "default-src 'self'; script-src 'self'; style-src 'self'; "
     "img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; "

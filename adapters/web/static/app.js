@@ -1,6 +1,7 @@
 // askbridge Control UI: sessions, their timelines, the pending-question panel, live updates.
-import { ago, clock, cookie, countdown, h, leftUntil, setServerTime, when } from "./dom.js";
+import { ago, clock, cookie, countdown, h, leftUntil, setServerTime } from "./dom.js";
 import { Panel, newDraft } from "./panel.js";
+import { timelineItem } from "./timeline.js";
 
 const $ = (id) => document.getElementById(id);
 const narrowQuery = window.matchMedia("(max-width: 720px)");
@@ -129,44 +130,15 @@ function renderHeader() {
   $("subtitle").textContent = `${agent} · ${n} question${n === 1 ? "" : "s"}`;
 }
 
-const OUTCOME = { skipped: "Skipped", expired: "Expired", cancelled: "Cancelled", undelivered: "Undelivered" };
-
-function summaryLines(view) {
-  const answers = (view.result && view.result.answers && view.result.answers.answers) || {};
-  return view.request.questions.map((q) => h("div", { class: "sum-line" },
-    h("span", { class: "sum-head", text: `${q.header}: ` }),
-    h("span", { class: "sum-answer", text: ((answers[q.id] || {}).answers || []).join(", ") })));
-}
-
-function outcome(view) {
-  if (view.status === "pending") {
-    return h("div", { class: "outcome pending" }, h("span", { class: "pill wait",
-      text: view.answerable ? "Waiting for your answer" : "Waiting for an answer on another surface" }));
-  }
-  if (view.status === "answered") {
-    return h("div", { class: `reply${view.elsewhere ? " elsewhere" : ""}` },
-      h("div", { class: "reply-label", text: view.elsewhere ? `Answered elsewhere · ${view.answeredVia}` : "You answered" }),
-      summaryLines(view));
-  }
-  return h("div", { class: "outcome" }, h("span", { class: `pill ${view.reason}`, text: OUTCOME[view.reason] || "Ended" }));
-}
-
-function timelineItem(view) {
-  return h("div", { class: `entry status-${view.status}`, dataset: { question: view.id } },
-    h("article", { class: "ask" },
-      h("div", { class: "ask-meta" }, h("span", { class: "who", text: view.agent }),
-        h("time", { datetime: view.createdAt, text: when(view.createdAt) })),
-      view.request.questions.map((q) => h("div", { class: "ask-q" },
-        h("span", { class: "chip", text: q.header }), h("span", { class: "ask-text", text: q.question })))),
-    outcome(view));
-}
-
 function renderTimeline() {
   const box = $("timeline");
   const docked = state.current ? pendingFor(state.current) : null;
   const items = state.timeline.filter((v) => !docked || v.id !== docked.id).map(timelineItem);
   const notes = state.notes.map((text) => h("div", { class: "note", role: "status", text }));
-  if (!items.length && !notes.length) {
+  if (docked && !items.length) {
+    items.push(h("div", { class: "empty" }, h("div", { class: "empty-title", text: "A question is waiting" }),
+      h("p", { text: `${docked.agent} asked and is waiting for your answer below.` })));
+  } else if (!items.length && !notes.length) {
     items.push(h("div", { class: "empty" }, h("div", { class: "empty-title", text: "No questions yet" }),
       h("p", { text: "When an agent calls ask_user, its question shows up here and waits for you." })));
   }
@@ -262,8 +234,8 @@ function onCompose(ev) {
   autosize();
   const view = state.current ? pendingFor(state.current) : null;
   if (!view || !state.panel) {
-    state.notes.push("There is no question to answer right now. askbridge is not a chat: agents ask " +
-      "here, and what you type answers their question.");
+    state.notes.push("There is no question to answer right now, so nothing was sent. askbridge " +
+      "is not a chat: when an agent asks, you can answer here.");
     renderTimeline();
     return;
   }

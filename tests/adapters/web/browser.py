@@ -39,9 +39,12 @@ async def signed_in(browser: Browser, r: Running, viewport: dict[str, int] = DES
     context = await browser.new_context(viewport=viewport, **options)  # type: ignore[arg-type]
     context.set_default_timeout(WAIT_MS)
     page = await context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
     try:
         await page.goto(f"{r.url}/?token={WEB_TOKEN}")
         assert page.url == f"{r.url}/", "the login redirect should drop the token from the URL"
         yield page
+        assert not errors, f"the page threw: {errors}"
     finally:
         await context.close()

@@ -39,7 +39,7 @@ async def test_nothing_without_the_token(tmp_path: Path) -> None:
         http.cookies.set(SESSION_COOKIE, "forged.0123abcd")
         assert (await http.get("/ui/api/state")).status_code == 401
         assert (await http.get("/healthz")).status_code == 200
-        for asset in ["app.js", "panel.js", "dom.js", "app.css"]:
+        for asset in ["app.js", "panel.js", "dom.js", "timeline.js", "app.css"]:
             assert (await http.get(f"/ui/static/{asset}")).status_code == 200
         assert (await http.get("/ui/static/index.py")).status_code == 404
 

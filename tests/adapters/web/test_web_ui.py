@@ -205,3 +205,19 @@ async def test_reconnect_recovers_a_question_asked_while_offline(
 
 async def _pending(r: Any, n: int) -> bool:
     return len(await r.bridge.store.pending_questions()) == n
+
+
+async def test_expired_and_cancelled_update_live(tmp_path: Path, browser: Browser) -> None:
+    async with running(make_config(tmp_path, surfaces=SURFACES)) as r, r.client() as client, \
+            signed_in(browser, r) as page:
+        panel = page.locator(".panel")
+        for end, shown in [("expire", "Expired"), ("cancel", "Cancelled")]:
+            created = await client.create(DEPLOY)
+            await expect(panel).to_be_visible()
+            if end == "expire":
+                await r.bridge.broker.expire(created["id"])
+            else:
+                assert (await client.cancel(created["id"])).to_json()["reason"] == "cancelled"
+            await expect(panel).to_have_count(0)
+            await expect(page.locator(".entry .pill").last).to_have_text(shown)
+        await expect(page.locator(".session .badge")).to_have_count(0)

@@ -1,0 +1,34 @@
+// One timeline entry: the agent's question(s) and how they ended, as a compact summary.
+import { h, when } from "./dom.js";
+
+const OUTCOME = { skipped: "Skipped", expired: "Expired", cancelled: "Cancelled", undelivered: "Undelivered" };
+
+function summaryLines(view) {
+  const answers = (view.result && view.result.answers && view.result.answers.answers) || {};
+  return view.request.questions.map((q) => h("div", { class: "sum-line" },
+    h("span", { class: "sum-head", text: `${q.header}: ` }),
+    h("span", { class: "sum-answer", text: ((answers[q.id] || {}).answers || []).join(", ") })));
+}
+
+function outcome(view) {
+  if (view.status === "pending") {
+    return h("div", { class: "outcome pending" }, h("span", { class: "pill wait",
+      text: view.answerable ? "Waiting for your answer" : "Waiting for an answer on another surface" }));
+  }
+  if (view.status === "answered") {
+    return h("div", { class: `reply${view.elsewhere ? " elsewhere" : ""}` },
+      h("div", { class: "reply-label", text: view.elsewhere ? `Answered elsewhere · ${view.answeredVia}` : "You answered" }),
+      summaryLines(view));
+  }
+  return h("div", { class: "outcome" }, h("span", { class: `pill ${view.reason}`, text: OUTCOME[view.reason] || "Ended" }));
+}
+
+export function timelineItem(view) {
+  return h("div", { class: `entry status-${view.status}`, dataset: { question: view.id } },
+    h("article", { class: "ask" },
+      h("div", { class: "ask-meta" }, h("span", { class: "who", text: view.agent }),
+        h("time", { datetime: view.createdAt, text: when(view.createdAt) })),
+      view.request.questions.map((q) => h("div", { class: "ask-q" },
+        h("span", { class: "chip", text: q.header }), h("span", { class: "ask-text", text: q.question })))),
+    outcome(view));
+}
