@@ -114,15 +114,28 @@ class SlackAdapter:
 
     async def start(self, sink: InboundSink) -> None:
         self._sink = sink
-        if self.config.mode != "socket":
+
+    async def connect(self) -> None:
+        """Leader only (LongConnection): open the Socket Mode websocket (socket mode)."""
+        if self.config.mode != "socket" or self._socket is not None:
             return
         self._socket = AsyncSocketModeHandler(self.app, self._app_token,
                                               logger=_library_logger("askbridge.slack.socket"))
+        self._connected.clear()
         self._connector = asyncio.create_task(self._connect())
         try:
             await asyncio.wait_for(self._connected.wait(), self.config.connect_timeout_seconds)
         except TimeoutError:
             log.warning("slack_socket_not_connected_yet", retrying=True)
+
+    async def disconnect(self) -> None:
+        connector, socket = self._connector, self._socket
+        self._connector = self._socket = None
+        if connector is not None:
+            connector.cancel()
+            await asyncio.gather(connector, return_exceptions=True)
+        if socket is not None:
+            await socket.close_async()  # type: ignore[no-untyped-call]
 
     async def _connect(self) -> None:
         """First connection with backoff; slack_sdk reconnects on its own after that."""
@@ -142,11 +155,7 @@ class SlackAdapter:
             delay = min(delay * 2, 60.0)
 
     async def stop(self) -> None:
-        if self._connector is not None:
-            self._connector.cancel()
-            await asyncio.gather(self._connector, return_exceptions=True)
-        if self._socket is not None:
-            await self._socket.close_async()  # type: ignore[no-untyped-call]
+        await self.disconnect()
         self._sink = None
 
     async def check(self) -> str:

@@ -60,6 +60,8 @@ class TelegramAdapter:
         self._ready = False
         self._down: str | None = "Telegram is still connecting; try again in a moment."
         self._connecting: asyncio.Task[None] | None = None
+        self._want_poll = False
+        """Set while this replica leads (LongConnection): only the leader polls getUpdates."""
         self._bound: dict[tuple[int | str, int], QuestionId] = {}
         """Our force-reply asks and follow-ups (chat, message id) → the question a reply answers."""
 
@@ -166,15 +168,33 @@ class TelegramAdapter:
         app.add_error_handler(self._on_error)
         return app
 
+    async def connect(self) -> None:
+        """Leader only (LongConnection): start long-polling getUpdates (polling mode)."""
+        self._want_poll = True
+        if self._app is not None and self._ready:
+            await self._poll(self._app)
+
+    async def disconnect(self) -> None:
+        self._want_poll = False
+        app = self._app
+        if app is not None and app.updater is not None and app.updater.running:
+            await app.updater.stop()
+            log.info("telegram_polling_stopped")
+
+    async def _poll(self, app: TelegramApp) -> None:
+        if app.updater is None or app.updater.running:
+            return
+        await app.updater.start_polling(
+            poll_interval=0, timeout=self.config.poll_timeout, bootstrap_retries=0,
+            allowed_updates=ALLOWED_UPDATES, drop_pending_updates=False,
+            error_callback=lambda exc: log.warning("telegram_poll_failed",
+                                                   error=type(exc).__name__))
+
     async def _connect(self, app: TelegramApp) -> None:
         await app.initialize()  # getMe: fails fast on a bad token
-        if app.updater is not None:
-            await app.updater.start_polling(
-                poll_interval=0, timeout=self.config.poll_timeout, bootstrap_retries=0,
-                allowed_updates=ALLOWED_UPDATES, drop_pending_updates=False,
-                error_callback=lambda exc: log.warning("telegram_poll_failed",
-                                                       error=type(exc).__name__))
         await app.start()
+        if self._want_poll:
+            await self._poll(app)
         if self.config.mode == "webhook" and self.config.webhook_url:
             try:
                 await app.bot.set_webhook(self.config.webhook_url,
