@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import structlog
@@ -119,34 +120,54 @@ class Inbox:
             return await self._apply_text(target.id, event)
 
     async def _target(self, event: TextReceived) -> QuestionRecord | InboundReply:
-        candidates = await self.store.pending_on_surface(event.surface)
+        found = await self._find_target(event)
+        if isinstance(found, InboundReply) and not found.handled and await self._settling(event):
+            found = await self._find_target(event)  # a prompt was still being recorded
+        return found
+
+    async def _settling(self, event: TextReceived, patience: float = 3.0) -> bool:
+        """Wait (briefly) while a prompt on this surface is sent but not yet recorded.
+
+        A person can reply within milliseconds of the platform showing the prompt, before the
+        broker has stored the message reference; such a reply must not be dropped.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + patience
+        waited = False
+        while await self.store.pending_on_surface(event.surface, "sending"):
+            if loop.time() > deadline:
+                break
+            waited = True
+            await asyncio.sleep(0.05)
+        return waited
+
+    async def _find_target(self, event: TextReceived) -> QuestionRecord | InboundReply:
         if event.reply_to:
-            return await self._replied(event, candidates)
+            return await self._replied(event)
+        candidates = await self.store.pending_on_surface(event.surface)
         if not candidates:
             return InboundReply(handled=False)
         if len(candidates) > 1:
             return InboundReply(handled=True, text=SEVERAL)
         return candidates[0]
 
-    async def _replied(
-        self, event: TextReceived, candidates: list[QuestionRecord]
-    ) -> QuestionRecord | InboundReply:
+    async def _replied(self, event: TextReceived) -> QuestionRecord | InboundReply:
         """A reply binds to the prompt it replies to; a reply to anything else is left alone."""
         assert event.reply_to is not None
-        for record in candidates:
-            if record.id == event.reply_to:
-                return record
+        question_id: QuestionId | None = None
         delivery = await self.store.find_delivery(event.surface, MessageRef(event.reply_to))
-        question_id = delivery.question_id if delivery else None
-        if question_id is None and event.reply_to.startswith("q_"):
-            known = await self.store.get_question(QuestionId(event.reply_to))
-            question_id = known.id if known else None
-        if question_id is None:
+        if delivery is not None:
+            question_id = delivery.question_id
+        elif event.reply_to.startswith("q_"):  # only a question this surface was sent
+            sent_here = await self.store.deliveries(QuestionId(event.reply_to))
+            if any(d.surface == event.surface for d in sent_here):
+                question_id = QuestionId(event.reply_to)
+        record = await self.store.get_question(question_id) if question_id else None
+        if record is None:
             return InboundReply(handled=False)
-        for record in candidates:
-            if record.id == question_id:
-                return record
-        return InboundReply(handled=True, text=ENDED, question_id=question_id, ended=True)
+        if not record.pending:
+            return InboundReply(handled=True, text=ENDED, question_id=record.id, ended=True)
+        return record
 
     async def _apply_text(self, question_id: QuestionId, event: TextReceived) -> InboundReply:
         record = await self.store.get_question(question_id)

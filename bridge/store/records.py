@@ -127,8 +127,10 @@ class Store(Protocol):
         """Every delivery of every pending question, in one read (restart)."""
         ...
 
-    async def pending_on_surface(self, surface: SurfaceId) -> list[QuestionRecord]:
-        """Pending questions whose prompt was delivered to `surface`, oldest first."""
+    async def pending_on_surface(
+        self, surface: SurfaceId, state: DeliveryState = "delivered"
+    ) -> list[QuestionRecord]:
+        """Pending questions whose delivery to `surface` is in `state`, oldest first."""
         ...
 
     async def find_delivery(

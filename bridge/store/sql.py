@@ -219,11 +219,13 @@ class SqlStore:
             "WHERE q.status = 'pending' ORDER BY d.question_id, d.position")
         return [row_to_delivery(r) for r in rows]
 
-    async def pending_on_surface(self, surface: SurfaceId) -> list[QuestionRecord]:
+    async def pending_on_surface(
+        self, surface: SurfaceId, state: DeliveryState = "delivered"
+    ) -> list[QuestionRecord]:
         rows = await self._rows(
             f"SELECT {_Q_COLUMNS} FROM questions q JOIN deliveries d ON d.question_id = q.id "
-            "WHERE q.status = 'pending' AND d.surface = ? AND d.state = 'delivered' "
-            "ORDER BY q.created_at, q.id", (surface,))
+            "WHERE q.status = 'pending' AND d.surface = ? AND d.state = ? "
+            "ORDER BY q.created_at, q.id", (surface, state))
         return [row_to_question(r) for r in rows]
 
     async def find_delivery(

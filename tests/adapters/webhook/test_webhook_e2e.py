@@ -204,3 +204,16 @@ async def test_a_reply_to_something_else_is_left_alone(tmp_path: Path) -> None:
         stray = (await post_reply(http, "2", replyTo="some-other-message")).json()
         assert stray == {"accepted": False, "reply": ""}
         assert (await c.question(created["id"]))["status"] == "pending"
+
+
+async def test_a_reply_to_a_question_sent_elsewhere_is_left_alone(tmp_path: Path) -> None:
+    config = make_config(tmp_path, surfaces=["webhook:sms:+100"])
+    async with running(config) as r, r.client() as c, r.http() as http:
+        created = await c.create(DEPLOY)
+        await until(lambda: r.bridge.store.pending_on_surface("webhook:sms:+100"))  # type: ignore[arg-type]
+        body = json.dumps({"conversation": "+999", "sender": "+999", "text": "2",
+                           "replyTo": created["id"]}).encode()
+        stranger = await http.post("/v1/channels/webhook/sms", content=body,
+                                   headers={SIGNATURE_HEADER: sign(WEBHOOK_SECRET, body)})
+        assert stranger.json() == {"accepted": False, "reply": ""}
+        assert (await c.question(created["id"]))["status"] == "pending"
