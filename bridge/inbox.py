@@ -11,7 +11,7 @@ from bridge.broker import Broker
 from bridge.contract import AskResult, Question
 from bridge.parsing import Parsed, Skip, parse_reply
 from bridge.rendering import build_prompt
-from bridge.store.records import AnsweredBy, QuestionRecord, SessionInfo
+from bridge.store.records import AnsweredBy, QuestionRecord, SessionInfo, iso
 from bridge.types import (
     AgentName,
     AnswerSubmitted,
@@ -72,8 +72,13 @@ class Inbox:
         self.broker = broker
         self.store = broker.store
 
+    async def _sent_to(self, question_id: QuestionId, surface: SurfaceId) -> bool:
+        return any(d.surface == surface for d in await self.store.deliveries(question_id))
+
     async def button_pressed(self, event: ButtonPressed) -> InboundReply:
         record = await self.store.get_question(event.question_id)
+        if record is not None and not await self._sent_to(record.id, event.surface):
+            return InboundReply(handled=False, question_id=event.question_id)
         if record is None or not record.pending:
             return InboundReply(handled=True, text=ENDED, question_id=event.question_id,
                                 ended=True)
@@ -94,8 +99,14 @@ class Inbox:
                                   _accepted_text(record, answers))
 
     async def answers_submitted(self, event: AnswerSubmitted) -> InboundReply:
+        async with self.broker.lock(event.question_id):
+            return await self._apply_form(event)
+
+    async def _apply_form(self, event: AnswerSubmitted) -> InboundReply:
         record = await self.store.get_question(event.question_id)
-        if record is None or not record.pending:
+        if record is None or not await self._sent_to(record.id, event.surface):
+            return InboundReply(handled=False, question_id=event.question_id)
+        if not record.pending:
             return InboundReply(handled=True, text=ENDED, question_id=event.question_id,
                                 ended=True)
         if not event.authorized:
@@ -159,8 +170,7 @@ class Inbox:
         if delivery is not None:
             question_id = delivery.question_id
         elif event.reply_to.startswith("q_"):  # only a question this surface was sent
-            sent_here = await self.store.deliveries(QuestionId(event.reply_to))
-            if any(d.surface == event.surface for d in sent_here):
+            if await self._sent_to(QuestionId(event.reply_to), event.surface):
                 question_id = QuestionId(event.reply_to)
         record = await self.store.get_question(question_id) if question_id else None
         if record is None:
@@ -230,7 +240,7 @@ class Inbox:
         for name in self.broker.agents:
             infos: list[SessionInfo] = await self.store.sessions(AgentName(name))
             out += [(i.last_at, {"agent": name, "session": i.session, "pending": i.pending,
-                                 "lastAt": i.last_at}) for i in infos]
+                                 "lastAt": iso(i.last_at)}) for i in infos]
         return [view for _, view in sorted(out, key=lambda p: -p[0])]
 
 

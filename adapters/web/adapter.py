@@ -9,7 +9,7 @@ from typing import Any
 import structlog
 from starlette.routing import BaseRoute
 
-from adapters.web.render import question_event, resolved_event
+from adapters.web.render import CHANGE_EVENTS, change_event
 from adapters.web.routes import WebRoutes
 from adapters.web.security import WebAuth
 from bridge import (
@@ -19,6 +19,7 @@ from bridge import (
     InboundSink,
     MessageRef,
     Prompt,
+    QuestionId,
     SurfaceId,
 )
 
@@ -54,12 +55,16 @@ class WebAdapter:
             if queue.qsize() < QUEUE_LIMIT:
                 queue.put_nowait(event)
 
+    def question_changed(self, event: str, question_id: QuestionId) -> None:
+        """Observer: every change, made here or by another replica, reaches connected pages."""
+        kind = CHANGE_EVENTS.get(event)
+        if kind is not None:
+            self.publish(change_event(kind, question_id))
+
     async def deliver(self, surface: SurfaceId, prompt: Prompt) -> MessageRef | None:
-        self.publish(question_event(prompt))
         log.info("web_question_published", question_id=prompt.question_id,
                  pages=len(self.listeners))
         return MessageRef(prompt.question_id)
 
     async def finalize(self, delivery: Delivery, final: Finalization) -> None:
-        self.publish(resolved_event(delivery, final))
         log.info("web_question_finalized", question_id=delivery.question_id, kind=final.kind)

@@ -5,20 +5,17 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bridge import Delivery, Finalization, Prompt, surface_platform, surface_target
+from bridge import surface_platform, surface_target
 
 WEB = "web"
 
 
-def question_event(prompt: Prompt) -> dict[str, Any]:
-    return {"type": "question", "questionId": prompt.question_id, "agent": prompt.agent,
-            "session": prompt.session}
+CHANGE_EVENTS = {"created": "question", "resolved": "resolved"}
+"""Broker changes the pages hear of; each makes a page refetch its state."""
 
 
-def resolved_event(delivery: Delivery, final: Finalization) -> dict[str, Any]:
-    return {"type": "resolved", "questionId": delivery.question_id, "kind": final.kind,
-            "status": final.status_line, "answeredOn": final.answered_on,
-            "agent": final.prompt.agent, "session": final.prompt.session}
+def change_event(kind: str, question_id: str) -> dict[str, Any]:
+    return {"type": kind, "questionId": question_id}
 
 
 def surface_label(surface: str) -> str:

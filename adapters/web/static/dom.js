@@ -48,7 +48,8 @@ export function when(iso) {
   return `${d.toLocaleDateString([], { month: "short", day: "numeric" })} ${time}`;
 }
 
-export function ago(ms) {
+export function ago(when) {
+  const ms = typeof when === "string" ? Date.parse(when) : when;
   const s = Math.round((Date.now() - ms) / 1000);
   if (s < 60) return "just now";
   if (s < 3600) return `${Math.floor(s / 60)} min ago`;
