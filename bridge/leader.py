@@ -55,8 +55,9 @@ class Leader:
             for name, conn in self.connections:
                 try:
                     await conn.connect()
-                except Exception:
-                    log.exception("long_connection_failed", platform=name)
+                except Exception as exc:  # the adapter's message says what to change
+                    log.error("long_connection_failed", platform=name,
+                              error=str(exc) or type(exc).__name__)
         elif not leads and self.leading:
             log.warning("leader_lost")
             await self._drop()

@@ -86,6 +86,7 @@ class DiscordAdapter:
         self._sink: InboundSink | None = None
         self._client: _Client | None = None
         self._runner: asyncio.Task[None] | None = None
+        self._login: asyncio.Task[None] | None = None
         self.ready = asyncio.Event()
 
     def capabilities(self, surface: SurfaceId) -> Capabilities:
@@ -98,42 +99,77 @@ class DiscordAdapter:
     # lifecycle ---------------------------------------------------------------------------
 
     async def start(self, sink: InboundSink) -> None:
-        """Log in and connect; return once READY (or after `ready_timeout`, still connecting)."""
+        """Log in over REST (enough to send and edit); the gateway opens in `connect()`."""
         self._sink = sink
         point_at(self.config)
+        await self._log_in()
+
+    async def _log_in(self) -> None:
         self.ready = asyncio.Event()
         self._client = _Client(
             self, intents=intents(self.config), max_messages=None,
             guild_ready_timeout=self.config.guild_ready_timeout,
             allowed_mentions=discord.AllowedMentions.none(), chunk_guilds_at_startup=False)
-        self._runner = asyncio.create_task(self._run(self._client))
+        self._login = asyncio.create_task(self._login_loop(self._client))
+        done, _ = await asyncio.wait({self._login}, timeout=self.config.ready_timeout)
+        if self._login in done and self._login.exception() is not None:
+            problem = _start_problem(self._login.exception(), self.config)
+            await self._client.close()
+            raise problem
+        if not done:
+            log.warning("discord_not_logged_in_yet", waited=self.config.ready_timeout)
+
+    async def connect(self) -> None:
+        """Leader only (LongConnection): open the gateway; return once READY or after
+        `ready_timeout` (still connecting). Raises `ConfigError` for what retrying cannot fix."""
+        client = self._client
+        if client is None or self._runner is not None:
+            return
+        self._runner = asyncio.create_task(self._gateway(client))
         self._runner.add_done_callback(_gateway_ended)
         ready = asyncio.create_task(self.ready.wait())
         done, _ = await asyncio.wait({ready, self._runner}, timeout=self.config.ready_timeout,
                                      return_when=asyncio.FIRST_COMPLETED)
         ready.cancel()
         if self._runner in done:
-            await self._client.close()
             raise _start_problem(self._runner.exception(), self.config)
         if not done:
             log.warning("discord_not_ready", waited=self.config.ready_timeout)
 
-    async def _run(self, client: _Client) -> None:
+    async def disconnect(self) -> None:
+        """Close the gateway; log in again over REST so this replica can still send."""
+        if self._runner is None:
+            return
+        await self._close()
+        if self._sink is not None:
+            await self._log_in()
+
+    async def _login_loop(self, client: _Client) -> None:
         delay = 1.0
         while not client.is_closed():
             try:
                 await client.login(self._token)
-                break
+                return
             except (aiohttp.ClientError, OSError, discord.DiscordServerError) as exc:
                 log.warning("discord_login_retry", error=type(exc).__name__, delay=delay)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, LOGIN_BACKOFF_MAX)
+
+    async def _gateway(self, client: _Client) -> None:
+        if self._login is not None:
+            await self._login
         # discord.py resumes or re-identifies by itself after gateway loss (op 7, drops).
         await client.connect(reconnect=True)
 
     async def stop(self) -> None:
-        client, runner = self._client, self._runner
-        self._client = self._runner = None
+        await self._close()
+        log.info("discord_closed")
+
+    async def _close(self) -> None:
+        client, runner, login = self._client, self._runner, self._login
+        self._client = self._runner = self._login = None
+        if login is not None and not login.done():
+            login.cancel()
         if client is not None:
             await client.close()
         if runner is not None:
@@ -141,7 +177,6 @@ class DiscordAdapter:
                 await asyncio.wait_for(runner, 10)
             except Exception as exc:  # the gateway's end is not ours to report
                 log.info("discord_stopped", error=type(exc).__name__)
-        log.info("discord_closed")
 
     async def check(self) -> str:
         """`askbridge doctor`: who the token belongs to (GET users/@me)."""
