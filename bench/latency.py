@@ -1,0 +1,169 @@
+"""Ask and answer paths, round by round: askbridge, the do-nothing relay, bare python-telegram-bot.
+
+Ask path: the agent's HTTP ask (or the bare `send_message` call) until the fake records
+sendMessage. Answer path: a callback_query queued at the fake until the agent's blocking ask
+returns (or, bare, until a CallbackQueryHandler fires). Each round runs the three in a rotating
+order, one at a time, and waits for each one's trailing calls (answerCallbackQuery, the
+finalizing edit) before the next starts, so no measurement overlaps another's work.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import aiohttp
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram.ext import Application, ApplicationBuilder, CallbackQueryHandler, ContextTypes
+
+from bench.procs import AGENT_TOKEN, CHAT_ID, TOKENS, Proc
+from bench.stats import Samples
+
+SYSTEMS = ("askbridge", "relay", "bare")
+
+
+def ask_body(tag: str, timeout: int = 300) -> dict[str, Any]:
+    return {"questions": [{
+        "id": "deploy_target", "header": "Deploy", "question": f"Where should I deploy? [b:{tag}]",
+        "options": [{"label": "Staging (Recommended)", "description": "safe"},
+                    {"label": "Production"}, {"label": "Canary"}]}],
+        "timeoutSeconds": timeout}
+
+
+class Fake:
+    """The control routes of bench.fakebot."""
+
+    def __init__(self, http: aiohttp.ClientSession, url: str) -> None:
+        self.http = http
+        self.url = url
+
+    async def event(self, tag: str, method: str = "sendMessage", wait: float = 10.0) -> int:
+        async with self.http.get(f"{self.url}/ctl/event", params={
+                "tag": tag, "method": method, "wait": str(wait)}) as response:
+            if response.status != 200:
+                raise RuntimeError(f"the fake never saw {method} for {tag}")
+            return int((await response.json())["t"])
+
+    async def tap(self, token: str, tag: str, button: int = 0) -> int:
+        async with self.http.post(f"{self.url}/ctl/tap", json={
+                "token": token, "tag": tag, "button": button}) as response:
+            if response.status != 200:
+                raise RuntimeError(f"no message tagged {tag} to tap")
+            return int((await response.json())["t"])
+
+    async def count(self, token: str, method: str) -> int:
+        async with self.http.get(f"{self.url}/ctl/count",
+                                 params={"token": token, "method": method}) as response:
+            return int((await response.json())["count"])
+
+
+class Bare:
+    """python-telegram-bot alone: `send_message`, and a CallbackQueryHandler timing its firing."""
+
+    def __init__(self, base_url: str) -> None:
+        self.app: Application[Any, Any, Any, Any, Any, Any] = (
+            ApplicationBuilder().token(TOKENS["bare"]).base_url(base_url).build())
+        self.fired: dict[str, asyncio.Future[int]] = {}
+        self.app.add_handler(CallbackQueryHandler(self._on_tap))
+
+    async def _on_tap(self, update: Update, _: ContextTypes.DEFAULT_TYPE) -> None:
+        t = time.monotonic_ns()
+        query = update.callback_query
+        assert query is not None and query.data is not None
+        future = self.fired.pop(query.data.partition(":")[0], None)
+        if future is not None and not future.done():
+            future.set_result(t)
+        await query.answer()
+
+    async def __aenter__(self) -> Bare:
+        await self.app.initialize()
+        assert self.app.updater is not None
+        await self.app.updater.start_polling(poll_interval=0, timeout=5)
+        await self.app.start()
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        assert self.app.updater is not None
+        await self.app.updater.stop()
+        await self.app.stop()
+        await self.app.shutdown()
+
+    async def send(self, tag: str) -> None:
+        markup = InlineKeyboardMarkup([[InlineKeyboardButton(label, callback_data=f"{tag}:{i}")]
+                                       for i, label in enumerate(("Staging", "Production"))])
+        self.fired[tag] = asyncio.get_running_loop().create_future()
+        await self.app.bot.send_message(CHAT_ID, f"Deploy\nWhere should I deploy? [b:{tag}]",
+                                        reply_markup=markup)
+
+
+Round = Callable[[str], Awaitable[tuple[float, float]]]
+
+
+def rounds(http: aiohttp.ClientSession, fake: Fake, askbridge: Proc, relay: Proc,
+           bare: Bare) -> dict[str, Round]:
+    """One round per system: (ask ms, answer ms)."""
+
+    async def over_http(url: str, headers: dict[str, str], token: str, tag: str,
+                        trailing: tuple[str, ...]) -> tuple[float, float]:
+        async def call() -> int:
+            async with http.post(url, json=ask_body(tag), headers=headers) as response:
+                body = await response.json()
+                done = time.monotonic_ns()
+            if response.status != 200 or body.get("status") != "answered":
+                raise RuntimeError(f"{url} answered {response.status}: {body}")
+            return done
+
+        began = time.monotonic_ns()
+        asking = asyncio.create_task(call())
+        try:
+            sent = await fake.event(tag)
+            queued = await fake.tap(token, tag)
+            done = await asyncio.wait_for(asking, 30)
+        finally:
+            asking.cancel()
+        for method in trailing:
+            await fake.event(tag, method)
+        return (sent - began) / 1e6, (done - queued) / 1e6
+
+    async def askbridge_round(tag: str) -> tuple[float, float]:
+        return await over_http(f"{askbridge.url}/v1/sessions/main/ask",
+                               {"Authorization": f"Bearer {AGENT_TOKEN}"}, TOKENS["askbridge"],
+                               tag, ("answerCallbackQuery", "editMessageText"))
+
+    async def relay_round(tag: str) -> tuple[float, float]:
+        return await over_http(f"{relay.url}/ask", {}, TOKENS["relay"], tag,
+                               ("answerCallbackQuery",))
+
+    async def bare_round(tag: str) -> tuple[float, float]:
+        began = time.monotonic_ns()
+        await bare.send(tag)
+        sent = await fake.event(tag)
+        fired = bare.fired[tag]
+        queued = await fake.tap(TOKENS["bare"], tag)
+        done = await asyncio.wait_for(fired, 30)
+        await fake.event(tag, "answerCallbackQuery")
+        return (sent - began) / 1e6, (done - queued) / 1e6
+
+    return {"askbridge": askbridge_round, "relay": relay_round, "bare": bare_round}
+
+
+async def run_latency(http: aiohttp.ClientSession, fake: Fake, askbridge: Proc, relay: Proc,
+                      bare: Bare, n: int, warmup: int, budget: float) -> dict[str, Samples]:
+    """`warmup` unrecorded rounds, then up to `n` recorded ones, stopping after `budget` seconds."""
+    by_system = rounds(http, fake, askbridge, relay, bare)
+    ask = {s: Samples(f"ask:{s}") for s in SYSTEMS}
+    answer = {s: Samples(f"answer:{s}") for s in SYSTEMS}
+    deadline = time.monotonic() + budget
+    for i in range(warmup + n):
+        if time.monotonic() > deadline:
+            break
+        order = SYSTEMS[i % 3:] + SYSTEMS[:i % 3]
+        for system in order:
+            a, b = await by_system[system](f"{system[0]}{i}")
+            if i >= warmup:
+                ask[system].add(a)
+                answer[system].add(b)
+    return {**{f"ask:{s}": v for s, v in ask.items()},
+            **{f"answer:{s}": v for s, v in answer.items()}}

@@ -1,0 +1,68 @@
+"""The store alone: committed asks/s of SqliteStore against bare aiosqlite single-row commits.
+
+Both on the same file system, same pragmas (WAL, synchronous=NORMAL), one connection, one commit
+per ask, sequential (what one event loop can push) and with 16 concurrent writers.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import aiosqlite
+
+from bench.latency import ask_body
+from bench.scale import pool
+from bridge.broker import new_question_id
+from bridge.contract import parse_ask_request
+from bridge.store.records import QuestionRecord, now_ms
+from bridge.store.sqlite import SqliteStore
+from bridge.types import AgentName, SessionKey, SurfaceId
+
+PRAGMAS = ("journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON", "busy_timeout=5000")
+
+
+async def askbridge_store(path: Path, n: int, concurrency: int) -> float:
+    store = SqliteStore(str(path))
+    await store.open()
+    request = parse_ask_request(ask_body("store"))
+    surfaces = [SurfaceId("telegram:777")]
+
+    async def ask(i: int) -> None:
+        created = now_ms()
+        await store.create_question(QuestionRecord(
+            id=new_question_id(), agent=AgentName("bench"), session=SessionKey(f"s{i}"),
+            request=request, status="pending", created_at=created,
+            expires_at=created + 900_000), surfaces)
+
+    try:
+        return n / await pool(n, concurrency, ask)
+    finally:
+        await store.close()
+
+
+async def bare_aiosqlite(path: Path, n: int, concurrency: int) -> float:
+    """One row (an id and the same request JSON) per commit, autocommit mode."""
+    db = await aiosqlite.connect(str(path), isolation_level=None)
+    for pragma in PRAGMAS:
+        await db.execute(f"PRAGMA {pragma}")
+    await db.execute("CREATE TABLE IF NOT EXISTS t (id TEXT PRIMARY KEY, body TEXT NOT NULL)")
+    body = parse_ask_request(ask_body("store")).model_dump_json(by_alias=True)
+
+    async def insert(i: int) -> None:
+        await db.execute("INSERT INTO t VALUES (?, ?)", (new_question_id(), body))
+
+    try:
+        return n / await pool(n, concurrency, insert)
+    finally:
+        await db.close()
+
+
+async def run_store(tmp: Path, n: int) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for concurrency in (1, 16):
+        for name, fn in (("askbridge", askbridge_store), ("aiosqlite", bare_aiosqlite)):
+            path = tmp / f"store-{name}-{concurrency}.db"
+            out[f"{name}_c{concurrency}_per_s"] = round(await fn(path, n, concurrency), 1)
+        out[f"ratio_c{concurrency}"] = round(
+            out[f"askbridge_c{concurrency}_per_s"] / out[f"aiosqlite_c{concurrency}_per_s"], 3)
+    return out
