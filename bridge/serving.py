@@ -15,6 +15,9 @@ class BridgeServer(uvicorn.Server):
         super().__init__(uvicorn.Config(
             create_app(bridge), host=host, port=port, log_config=None, access_log=False,
             lifespan="on", timeout_graceful_shutdown=5,
+            # Longer than load balancers' and clients' idle pools (60 s is common), so the
+            # server never closes a kept-alive connection just as a client reuses it.
+            timeout_keep_alive=75,
         ))
         self.bridge = bridge
 
