@@ -78,7 +78,7 @@ async def test_replicas_share_asks_answers_and_the_telegram_connection(tmp_path:
         config = write_config(tmp_path, url, [f"telegram:{DM['id']}", "webhook:sms:+100"],
                               fake.base_url)
         async with replicas(config) as group, httpx.AsyncClient(trust_env=False) as http:
-            a, b, c = group
+            a, b, _ = group
             lead = (await until(lambda: leaders(group), timeout=15))
             assert len(lead) == 1, "exactly one replica holds the long connections"
 
