@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import ValidationError
 
-from adapters.discord.adapter import DiscordAdapter
 from adapters.discord.config import DiscordConfig
+
+if TYPE_CHECKING:  # the platform library loads only when its section is configured
+    from adapters.discord.adapter import DiscordAdapter
+
 from bridge import AdapterContext, AdapterPlugin, ConfigError
 
 
@@ -13,6 +18,8 @@ def create(ctx: AdapterContext) -> DiscordAdapter | None:
     section = ctx.config.section("discord")
     if section is None:
         return None
+    from adapters.discord.adapter import DiscordAdapter
+
     try:
         config = DiscordConfig.model_validate(section)
     except ValidationError as exc:
@@ -28,4 +35,4 @@ def create(ctx: AdapterContext) -> DiscordAdapter | None:
 
 plugin = AdapterPlugin(platform="discord", create=create, sections=("discord",))
 
-__all__ = ["DiscordAdapter", "DiscordConfig", "create", "plugin"]
+__all__ = ["DiscordConfig", "create", "plugin"]

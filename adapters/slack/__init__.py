@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import ValidationError
 
-from adapters.slack.adapter import SlackAdapter
 from adapters.slack.config import SlackConfig
+
+if TYPE_CHECKING:  # the platform library loads only when its section is configured
+    from adapters.slack.adapter import SlackAdapter
+
 from bridge import AdapterContext, AdapterPlugin, ConfigError, surface_platform
 
 
@@ -26,6 +31,8 @@ def create(ctx: AdapterContext) -> SlackAdapter | None:
     section = ctx.config.section("slack")
     if section is None:
         return None
+    from adapters.slack.adapter import SlackAdapter
+
     try:
         config = SlackConfig.model_validate(section)
     except ValidationError as exc:
@@ -41,4 +48,4 @@ def create(ctx: AdapterContext) -> SlackAdapter | None:
 
 plugin = AdapterPlugin(platform="slack", create=create, sections=("slack",))
 
-__all__ = ["SlackAdapter", "SlackConfig", "create", "plugin"]
+__all__ = ["SlackConfig", "create", "plugin"]

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import ValidationError
 
-from adapters.telegram.adapter import TelegramAdapter
 from adapters.telegram.config import TelegramConfig
+
+if TYPE_CHECKING:  # the platform library loads only when its section is configured
+    from adapters.telegram.adapter import TelegramAdapter
+
 from bridge import AdapterContext, AdapterPlugin, ConfigError
 
 
@@ -13,6 +18,8 @@ def create(ctx: AdapterContext) -> TelegramAdapter | None:
     section = ctx.config.section("telegram")
     if section is None:
         return None
+    from adapters.telegram.adapter import TelegramAdapter
+
     try:
         config = TelegramConfig.model_validate(section)
     except ValidationError as exc:
@@ -39,4 +46,4 @@ def create(ctx: AdapterContext) -> TelegramAdapter | None:
 
 plugin = AdapterPlugin(platform="telegram", create=create, sections=("telegram",))
 
-__all__ = ["TelegramAdapter", "TelegramConfig", "create", "plugin"]
+__all__ = ["TelegramConfig", "create", "plugin"]

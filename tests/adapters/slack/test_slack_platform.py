@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from adapters.slack import SlackAdapter, SlackConfig, create
+from adapters.slack import SlackConfig, create
+from adapters.slack.adapter import SlackAdapter
 from bridge import AdapterContext, ConfigError, DeliveryError
 from tests.adapters.slack.support import DEPLOY, answered, slack_config, slack_env
 from tests.fakes.slack import APP_TOKEN, BOT_TOKEN, click_body, fake_slack
