@@ -72,7 +72,7 @@ async def discord_rig() -> AsyncIterator[Rig]:
 @asynccontextmanager
 async def slack_rig() -> AsyncIterator[Rig]:
     async with fake_slack() as fake:
-        yield Rig("slack", "slack:C0123", "slack:CNOSUCH",
+        yield Rig("slack", "slack:C0123", "slack:",
                   {"slack": {"base_url": fake.base_url, "connect_timeout_seconds": 5}},
                   {**base_env(), "SLACK_BOT_TOKEN": BOT_TOKEN, "SLACK_APP_TOKEN": APP_TOKEN,
                    "SLACK_SIGNING_SECRET": SIGNING_SECRET},
