@@ -49,3 +49,27 @@ async def test_expiry_armed_on_every_replica_resolves_once(tmp_path: Path) -> No
 async def _all_finalized(r: object, qid: str) -> bool:
     ds = await r.bridge.store.deliveries(qid)  # type: ignore[attr-defined]
     return all(d.finalized for d in ds)
+
+
+async def test_the_web_ui_on_every_replica_hears_of_questions_asked_elsewhere(
+    tmp_path: Path,
+) -> None:
+    async with scratch_database() as url:
+        config = make_config(tmp_path, surfaces=["web", "webhook:sms:+100"], store={"url": url})
+        async with running(config) as a, running(config) as b:
+            page: asyncio.Queue[dict[str, object]] = asyncio.Queue()
+            b.bridge.adapters["web"].listeners.add(page)  # type: ignore[attr-defined]
+            async with a.client() as agent, a.http() as http:
+                qid = (await agent.create(DEPLOY))["id"]
+                created = await asyncio.wait_for(_next(page, "question", qid), 5)
+                await until(lambda: a.bridge.store.pending_on_surface("webhook:sms:+100"))  # type: ignore[arg-type]
+                assert (await post_reply(http, "1")).json()["accepted"] is True
+                resolved = await asyncio.wait_for(_next(page, "resolved", qid), 5)
+            assert created["questionId"] == resolved["questionId"] == qid
+
+
+async def _next(page: asyncio.Queue[dict[str, object]], kind: str, qid: str) -> dict[str, object]:
+    while True:
+        event = await page.get()
+        if event.get("type") == kind and event.get("questionId") == qid:
+            return event
