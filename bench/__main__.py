@@ -87,10 +87,10 @@ def store_rows(report: Report, figures: dict[str, float]) -> None:
                    f"= {figures[f'ratio_c{c}']:.2f}×")
 
 
-def print_profile(path: Path, top: int = 30) -> None:
-    if path.exists():
-        print(f"\n--- cProfile of askbridge: {path} (top {top} by cumulative time) ---")
-        pstats.Stats(str(path)).sort_stats("cumulative").print_stats(top)
+def print_profiles(folder: Path, top: int = 40) -> None:
+    for path in sorted(folder.glob("*.prof")):
+        print(f"\n--- cProfile of askbridge: {path} (top {top} by internal time) ---")
+        pstats.Stats(str(path)).sort_stats("tottime").print_stats(top)
 
 
 async def main(args: argparse.Namespace) -> Report:
@@ -119,7 +119,7 @@ async def main(args: argparse.Namespace) -> Report:
                     result = await run_scale(
                         http, ctl, tmp, n=args.pending, concurrency=args.concurrency,
                         expiring=args.expiring, load=args.expiry_load, sample=args.restart_sample,
-                        profile=args.profile / "scale.prof" if args.profile else None)
+                        profile=args.profile / "scale" if args.profile else None)
                     scale_rows(report, result.figures, args.pending)
             finally:
                 await fake.stop()
@@ -134,7 +134,7 @@ async def main(args: argparse.Namespace) -> Report:
 async def latency(args: argparse.Namespace, report: Report, http: aiohttp.ClientSession,
                   ctl: Fake, tmp: Path) -> None:
     askbridge = askbridge_proc(tmp, ctl.url, TOKENS["askbridge"],
-                               profile=args.profile / "latency.prof" if args.profile else None)
+                               profile=args.profile / "latency" if args.profile else None)
     relay = relay_proc(tmp, ctl.url)
     await askbridge.spawn()
     await relay.spawn()
@@ -155,8 +155,7 @@ def cli() -> None:
     report = asyncio.run(main(args))
     report.print_table()
     if args.profile:
-        for name in ("latency.prof", "scale.prof"):
-            print_profile(args.profile / name)
+        print_profiles(args.profile)
 
 
 if __name__ == "__main__":

@@ -146,9 +146,9 @@ token_env = "BENCH_TELEGRAM_TOKEN"
 base_url = "{fake_url}/bot"
 poll_timeout = 5
 """)
-    prefix = [sys.executable]
+    prefix = [sys.executable, "-m", "bridge"]
     if profile is not None:
-        prefix += ["-m", "cProfile", "-o", str(profile)]
+        prefix = [sys.executable, "-m", "bench.profiled", str(profile)]
     env = bench_env(BENCH_AGENT_TOKEN=AGENT_TOKEN, BENCH_TELEGRAM_TOKEN=token)
-    return Proc(name, [*prefix, "-m", "bridge", "serve", "--config", str(config)], port,
+    return Proc(name, [*prefix, "serve", "--config", str(config)], port,
                 data / "serve.log", env)

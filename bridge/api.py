@@ -132,7 +132,7 @@ def build_router(broker: Broker, auth: Auth) -> APIRouter:
                     await broker.cancel(record.id)
         if not done.done():
             return restarting(record)
-        return JSONResponse(result_json(await broker.get(record.id)))
+        return JSONResponse(result_json(done.result()))  # terminal: broker.wait read it
 
     @router.post("/sessions/{session}/questions", status_code=202, openapi_extra=_ASK_BODY,
                  summary="Ask without blocking; poll the result")

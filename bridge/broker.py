@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import secrets
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
@@ -39,8 +40,19 @@ log = structlog.get_logger("askbridge.broker")
 _ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"
 
 
+class _Outcome(asyncio.Event):
+    """Set once the question ends; carries the terminal record when it ended in this process,
+    so waiters need not read it back from the store."""
+
+    record: QuestionRecord | None = None
+    fresh = False
+    """Made by ask() right after the commit: the question is known pending, no read needed."""
+
+
 def new_question_id() -> QuestionId:
-    return QuestionId("q_" + "".join(secrets.choice(_ALPHABET) for _ in range(16)))
+    """`q_` + 16 characters of a 32-letter alphabet; one urandom read (256 is a multiple of 32,
+    so `byte % 32` is uniform) instead of sixteen `secrets.choice` calls."""
+    return QuestionId("q_" + "".join(_ALPHABET[b % 32] for b in secrets.token_bytes(16)))
 
 
 class Broker:
@@ -61,7 +73,7 @@ class Broker:
         self.delivery_timeout = delivery_timeout
         self.finalize_timeout = finalize_timeout
         self._timers: dict[QuestionId, asyncio.TimerHandle] = {}
-        self._waiters: dict[QuestionId, asyncio.Event] = {}
+        self._waiters: dict[QuestionId, _Outcome] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._locks: dict[QuestionId, asyncio.Lock] = {}
         self.draining = asyncio.Event()
@@ -120,13 +132,14 @@ class Broker:
             self._settle(question_id)
         self._emit(event, question_id)
 
-    def _settle(self, question_id: QuestionId) -> None:
+    def _settle(self, question_id: QuestionId, record: QuestionRecord | None = None) -> None:
         """Local bookkeeping once a question ended, here or elsewhere: wake waiters, drop timers."""
         handle = self._timers.pop(question_id, None)
         if handle:
             handle.cancel()
         event = self._waiters.pop(question_id, None)
         if event is not None:
+            event.record = record
             event.set()
         self._locks.pop(question_id, None)
 
@@ -173,7 +186,8 @@ class Broker:
                 f"A question is already pending in session {session!r}; wait for its result "
                 "(or cancel it) before asking another."
             ) from None
-        self._waiters.setdefault(record.id, asyncio.Event())
+        outcome = self._waiters.setdefault(record.id, _Outcome())
+        outcome.fresh = True
         self._arm(record)
         log.info("question_created", question_id=record.id, agent=agent.name, session=session,
                  surfaces=len(surfaces))
@@ -182,7 +196,10 @@ class Broker:
         return record
 
     async def _deliver_all(self, record: QuestionRecord, surfaces: list[SurfaceId]) -> None:
-        results = await asyncio.gather(*(self._deliver(record, s) for s in surfaces))
+        if len(surfaces) == 1:  # no gather: its task would cost a loop turn before the send
+            results = [await self._deliver(record, surfaces[0])]
+        else:
+            results = await asyncio.gather(*(self._deliver(record, s) for s in surfaces))
         if not any(results):
             await self._resolve(record.id, AskResult.no_answer("undelivered"), None)
 
@@ -194,7 +211,8 @@ class Broker:
             return False
         prompt = build_prompt(record, adapter.capabilities(surface).buttons)
         try:
-            ref = await asyncio.wait_for(adapter.deliver(surface, prompt), self.delivery_timeout)
+            async with asyncio.timeout(self.delivery_timeout):  # no extra task, unlike wait_for
+                ref = await adapter.deliver(surface, prompt)
         except DeliveryError as exc:
             await self._delivery_failed(record, surface, str(exc))
             return False
@@ -227,15 +245,18 @@ class Broker:
 
     async def wait(self, question_id: QuestionId, timeout: float | None) -> QuestionRecord:
         """The question once terminal, or as it stands when `timeout` seconds pass."""
-        event = self._waiters.setdefault(question_id, asyncio.Event())  # before the read: no gap
-        record = await self.get(question_id)
-        if not record.pending:
-            self._waiters.pop(question_id, None)
-            return record
+        event = self._waiters.setdefault(question_id, _Outcome())  # before the read: no gap
+        if not event.fresh:
+            record = await self.get(question_id)
+            if not record.pending:
+                self._waiters.pop(question_id, None)
+                return record
         try:
             await asyncio.wait_for(event.wait(), timeout)
         except TimeoutError:
             pass
+        if event.record is not None:  # ended here: the record as committed, without a read
+            return event.record
         return await self.get(question_id)
 
     async def cancel(self, question_id: QuestionId) -> QuestionRecord:
@@ -266,12 +287,12 @@ class Broker:
         if record is None or not record.pending:
             return False
         questions = list(record.request.questions)
-        won = await self.store.resolve(
-            question_id, Resolution(result, summary(result, questions), now_ms(), by)
-        )
-        if not won:
+        resolution = Resolution(result, summary(result, questions), now_ms(), by)
+        if not await self.store.resolve(question_id, resolution):
             return False
-        self._settle(question_id)
+        self._settle(question_id, dataclasses.replace(
+            record, status=result.status, reason=result.reason, result=result, answered_by=by,
+            summary=resolution.summary, resolved_at=resolution.resolved_at))
         self._emit("resolved", question_id)
         log.info("question_resolved", question_id=question_id, status=result.status,
                  reason=result.reason, surface=by.surface if by else None)
@@ -301,7 +322,8 @@ class Broker:
         target = Delivery(delivery.question_id, delivery.surface,
                           MessageRef(delivery.message_ref) if delivery.message_ref else None)
         try:
-            await asyncio.wait_for(adapter.finalize(target, final), self.finalize_timeout)
+            async with asyncio.timeout(self.finalize_timeout):
+                await adapter.finalize(target, final)
             log.info("delivery_finalized", question_id=delivery.question_id,
                      surface=delivery.surface, kind=final.kind)
         except Exception as exc:

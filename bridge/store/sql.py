@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
+from functools import lru_cache
 from importlib import resources
 from typing import Any, Protocol, cast
 
@@ -45,6 +46,47 @@ class Executor(Protocol):
     async def rows(self, sql: str, args: Sequence[Any] = ()) -> list[Row]: ...
 
 
+INSERT_QUESTION = (
+    f"INSERT INTO questions ({QUESTION_COLUMNS}) "
+    "VALUES (?, ?, ?, ?, 'pending', NULL, NULL, NULL, NULL, NULL, ?, ?, NULL)")
+INSERT_DELIVERY = (
+    "INSERT INTO deliveries (question_id, surface, position, state, updated_at) "
+    "VALUES (?, ?, ?, 'sending', ?)")
+UPDATE_DELIVERY = (
+    "UPDATE deliveries SET state = ?, message_ref = ?, error = ?, updated_at = ? "
+    "WHERE question_id = ? AND surface = ?")
+RESOLVE_QUESTION = (
+    "UPDATE questions SET status = ?, reason = ?, result = ?, answered_surface = ?, "
+    "answered_user = ?, summary = ?, resolved_at = ? WHERE id = ? AND status = 'pending'")
+DELETE_PARTIALS = "DELETE FROM partial_answers WHERE question_id = ?"
+MARK_FINALIZED = (
+    "UPDATE deliveries SET finalized = 1, updated_at = ? "
+    "WHERE question_id = ? AND surface = ? AND finalized = 0")
+
+
+def question_args(record: QuestionRecord) -> tuple[Any, ...]:
+    return (record.id, record.agent, record.session,
+            record.request.model_dump_json(by_alias=True), record.created_at, record.expires_at)
+
+
+def delivery_args(record: QuestionRecord, surfaces: list[SurfaceId]) -> list[tuple[Any, ...]]:
+    return [(record.id, s, i, record.created_at) for i, s in enumerate(surfaces)]
+
+
+def resolve_args(question_id: QuestionId, resolution: Resolution) -> tuple[Any, ...]:
+    result, by = resolution.result, resolution.answered_by
+    return (result.status, result.reason, json.dumps(result.to_json()),
+            by.surface if by else None, by.user if by else None, resolution.summary,
+            resolution.resolved_at, question_id)
+
+
+@lru_cache(maxsize=1024)
+def parse_request(text: str) -> AskRequest:
+    """Stored requests are parsed again on every read; they never change, and the model is
+    frozen, so one parse per distinct text is enough (restart and hot reads alike)."""
+    return AskRequest.model_validate_json(text)
+
+
 def migrations() -> list[tuple[int, str]]:
     """Numbered SQL migrations shipped in `bridge/store/migrations/NNNN_name.sql`."""
     found = []
@@ -66,7 +108,7 @@ def row_to_question(row: Row) -> QuestionRecord:
         id=QuestionId(qid),
         agent=AgentName(agent),
         session=SessionKey(session),
-        request=AskRequest.model_validate_json(request),
+        request=parse_request(request),
         status=status,
         reason=reason,
         result=AskResult.model_validate_json(result) if result else None,
@@ -137,18 +179,8 @@ class SqlStore:
     async def create_question(self, record: QuestionRecord, surfaces: list[SurfaceId]) -> None:
         try:
             async with self._tx() as db:
-                await db.execute(
-                    f"INSERT INTO questions ({QUESTION_COLUMNS}) "
-                    "VALUES (?, ?, ?, ?, 'pending', NULL, NULL, NULL, NULL, NULL, ?, ?, NULL)",
-                    (record.id, record.agent, record.session,
-                     record.request.model_dump_json(by_alias=True), record.created_at,
-                     record.expires_at),
-                )
-                await db.executemany(
-                    "INSERT INTO deliveries (question_id, surface, position, state, updated_at) "
-                    "VALUES (?, ?, ?, 'sending', ?)",
-                    [(record.id, s, i, record.created_at) for i, s in enumerate(surfaces)],
-                )
+                await db.execute(INSERT_QUESTION, question_args(record))
+                await db.executemany(INSERT_DELIVERY, delivery_args(record, surfaces))
                 await self._notify(db, "created", record.id)
         except Exception as exc:
             if self._is_conflict(exc):
@@ -164,27 +196,15 @@ class SqlStore:
         error: str | None = None,
     ) -> None:
         async with self._tx() as db:
-            await db.execute(
-                "UPDATE deliveries SET state = ?, message_ref = ?, error = ?, updated_at = ? "
-                "WHERE question_id = ? AND surface = ?",
-                (state, message_ref, error, now_ms(), question_id, surface),
-            )
+            await db.execute(UPDATE_DELIVERY, (state, message_ref, error, now_ms(), question_id,
+                                               surface))
             await self._notify(db, "delivery", question_id)
 
     async def resolve(self, question_id: QuestionId, resolution: Resolution) -> bool:
-        result = resolution.result
-        by = resolution.answered_by
         async with self._tx() as db:
-            changed = await db.execute(
-                "UPDATE questions SET status = ?, reason = ?, result = ?, answered_surface = ?, "
-                "answered_user = ?, summary = ?, resolved_at = ? "
-                "WHERE id = ? AND status = 'pending'",
-                (result.status, result.reason, json.dumps(result.to_json()),
-                 by.surface if by else None, by.user if by else None, resolution.summary,
-                 resolution.resolved_at, question_id),
-            )
+            changed = await db.execute(RESOLVE_QUESTION, resolve_args(question_id, resolution))
             if changed == 1:
-                await db.execute("DELETE FROM partial_answers WHERE question_id = ?", (question_id,))
+                await db.execute(DELETE_PARTIALS, (question_id,))
                 await self._notify(db, "resolved", question_id)
             return changed == 1
 
@@ -201,11 +221,7 @@ class SqlStore:
 
     async def mark_finalized(self, question_id: QuestionId, surface: SurfaceId) -> bool:
         async with self._tx() as db:
-            return await db.execute(
-                "UPDATE deliveries SET finalized = 1, updated_at = ? "
-                "WHERE question_id = ? AND surface = ? AND finalized = 0",
-                (now_ms(), question_id, surface),
-            ) == 1
+            return await db.execute(MARK_FINALIZED, (now_ms(), question_id, surface)) == 1
 
     async def pending_questions(self) -> list[QuestionRecord]:
         rows = await self._rows(f"SELECT {QUESTION_COLUMNS} FROM questions "
