@@ -93,12 +93,13 @@ class Bridge:
 
     async def start(self) -> None:
         await self.store.open()
-        await self.broker.start()
+        # Adapters first: the broker's recovery re-sends and finalizes through them at once.
         for name, adapter in self.adapters.items():
             await adapter.start(self.inbox)
             if isinstance(adapter, Observer):
                 self.broker.observers.append(adapter.question_changed)
             log.info("adapter_started", platform=name)
+        await self.broker.start()
         self.leader = Leader(self.store, [(n, a) for n, a in self.adapters.items()
                                           if isinstance(a, LongConnection)])
         await self.leader.start()
