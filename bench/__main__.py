@@ -15,7 +15,7 @@ import aiohttp
 
 from bench.latency import Bare, Fake, run_latency
 from bench.procs import TOKENS, askbridge_proc, fake_proc, relay_proc
-from bench.scale import run_scale
+from bench.scale import ptb_flood, run_scale
 from bench.stats import Report, Samples, verdict
 from bench.store import run_store
 
@@ -35,6 +35,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="asks sent while those expire")
     p.add_argument("--restart-sample", type=int, default=20,
                    help="questions answered after the restart, spread over all pending")
+    p.add_argument("--flood", type=int, default=2_000, help="bare PTB sends for the floor")
     p.add_argument("--store-asks", type=int, default=3_000, help="commits per store run")
     p.add_argument("--profile", type=Path, help="run askbridge under cProfile; .prof files here")
     p.add_argument("--keep", action="store_true", help="keep the temporary directory (logs, dbs)")
@@ -69,6 +70,8 @@ def scale_rows(report: Report, figures: dict[str, object], pending: int) -> None
     report.row("asks/s over HTTP (202 create)", f"{f['asks_per_s']}", "≥ 500",
                verdict(float(f["asks_per_s"]) >= 500))  # type: ignore[arg-type]
     report.row("asks/s until the fake has every sendMessage", f"{f['delivered_per_s']}")
+    report.row("askbridge server CPU per ask (HTTP + store + PTB send)",
+               f"{f['server_cpu_ms_per_ask']} ms")
     if expiry:
         within, total = expiry["within_1s"], expiry["expiring"]
         report.row(f"expiries within 1 s ({expiry['concurrent_asks']} asks meanwhile)",
@@ -144,10 +147,14 @@ async def latency(args: argparse.Namespace, report: Report, http: aiohttp.Client
         async with Bare(ctl.url + "/bot") as bare:
             samples = await run_latency(http, ctl, askbridge, relay, bare, args.rounds,
                                         args.warmup, args.latency_budget)
+            flood = await ptb_flood(bare.app.bot, args.flood, args.concurrency)
     finally:
         await askbridge.stop()
         await relay.stop()
     latency_rows(report, samples)
+    report.emit("ptb_send_floor", **flood)
+    report.row(f"bare PTB send_message/s, {args.concurrency} at once (throughput floor)",
+               f"{flood['sends_per_s']} ({flood['cpu_ms_per_send']} ms CPU each)")
 
 
 def cli() -> None:

@@ -14,7 +14,7 @@ from typing import Any
 import aiohttp
 
 from bench.latency import Fake, ask_body
-from bench.procs import AGENT_TOKEN, TOKENS, Proc, askbridge_proc, rss_mb
+from bench.procs import AGENT_TOKEN, TOKENS, Proc, askbridge_proc, cpu_seconds, rss_mb
 from bench.stats import Samples
 
 AUTH = {"Authorization": f"Bearer {AGENT_TOKEN}"}
@@ -129,12 +129,14 @@ async def run_scale(http: aiohttp.ClientSession, fake: Fake, tmp: Path, *, n: in
     try:
         result.figures["start_s"] = round(await proc.ready(http, "/healthz", 60), 3)
         result.figures["rss_idle_mb"] = round(rss_mb(proc.pid)[0], 1)
+        cpu = cpu_seconds(proc.pid)
         ids, asked_s = await ask_many(http, proc, "s", n, concurrency, 3600)
         result.figures["asks"] = n
         result.figures["ask_s"] = round(asked_s, 3)
         result.figures["asks_per_s"] = round(n / asked_s, 1)
         delivered = await wait_count(fake, "sendMessage", n, 300)
         result.figures["delivered_per_s"] = round(n / (asked_s + delivered), 1)
+        result.figures["server_cpu_ms_per_ask"] = round((cpu_seconds(proc.pid) - cpu) * 1000 / n, 3)
         current, peak = rss_mb(proc.pid)
         result.figures["rss_pending_mb"] = round(current, 1)
         result.figures["rss_peak_mb"] = round(peak, 1)
@@ -147,3 +149,15 @@ async def run_scale(http: aiohttp.ClientSession, fake: Fake, tmp: Path, *, n: in
     finally:
         await proc.stop()
     return result
+
+
+async def ptb_flood(bot: Any, n: int, concurrency: int) -> dict[str, float]:
+    """The throughput floor: bare python-telegram-bot send_message calls, `concurrency` at once."""
+    cpu = time.process_time()
+
+    async def one(i: int) -> None:
+        await bot.send_message(777, f"Deploy\nWhere should I deploy? [b:f{i}]")
+
+    took = await pool(n, concurrency, one)
+    return {"sends": n, "sends_per_s": round(n / took, 1),
+            "cpu_ms_per_send": round((time.process_time() - cpu) * 1000 / n, 3)}
