@@ -76,6 +76,9 @@ class Broker:
         self._waiters: dict[QuestionId, _Outcome] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._locks: dict[QuestionId, asyncio.Lock] = {}
+        self._open: dict[QuestionId, tuple[QuestionRecord, frozenset[SurfaceId]]] = {}
+        """Pending questions as asked, with their surfaces: taps and replies skip two reads.
+        Only ever a hint — every resolution is still a compare-and-set in the store."""
         self.draining = asyncio.Event()
         """Set when the server stops gracefully: blocking asks hand back, nothing is cancelled."""
         self.observers: list[Callable[[str, QuestionId], None]] = []
@@ -94,10 +97,15 @@ class Broker:
                 await self.expire(record.id)
             else:
                 self._arm(record)
+        surfaces: dict[QuestionId, set[SurfaceId]] = {}
         for d in await self.store.pending_deliveries():
+            surfaces.setdefault(d.question_id, set()).add(d.surface)
             owner = by_id.get(d.question_id)
             if d.state == "sending" and owner is not None and owner.expires_at > now:
                 self._spawn(self._deliver(owner, d.surface, resend=True))
+        for record in pending:
+            if record.id in self._timers:  # still pending after the overdue ones expired
+                self._open[record.id] = (record, frozenset(surfaces.get(record.id, ())))
         for d in await self.store.unfinalized():
             self._spawn(self._finalize_one(d))
         log.info("broker_started", pending=len(pending))
@@ -125,8 +133,8 @@ class Broker:
 
     async def _apply_remote(self, event: str, question_id: QuestionId) -> None:
         if event == "created" and question_id not in self._timers:
-            record = await self.store.get_question(question_id)
-            if record is not None and record.pending:
+            record = await self.open_question(question_id)
+            if record is not None:
                 self._arm(record)
         elif event == "resolved":
             self._settle(question_id)
@@ -142,6 +150,22 @@ class Broker:
             event.record = record
             event.set()
         self._locks.pop(question_id, None)
+        self._open.pop(question_id, None)
+
+    async def open_question(self, question_id: QuestionId) -> QuestionRecord | None:
+        """The question if it is (as far as this process knows) still pending, else None."""
+        cached = self._open.get(question_id)
+        if cached is not None:
+            return cached[0]
+        record = await self.store.get_question(question_id)  # asked by another replica
+        return record if record is not None and record.pending else None
+
+    async def sent_to(self, question_id: QuestionId, surface: SurfaceId) -> bool:
+        """Whether `surface` is one of the question's surfaces (the only ones that may answer)."""
+        cached = self._open.get(question_id)
+        if cached is not None:
+            return surface in cached[1]
+        return any(d.surface == surface for d in await self.store.deliveries(question_id))
 
     def _spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         task = asyncio.create_task(coro)
@@ -188,6 +212,7 @@ class Broker:
             ) from None
         outcome = self._waiters.setdefault(record.id, _Outcome())
         outcome.fresh = True
+        self._open[record.id] = (record, frozenset(surfaces))
         self._arm(record)
         log.info("question_created", question_id=record.id, agent=agent.name, session=session,
                  surfaces=len(surfaces))
@@ -270,6 +295,9 @@ class Broker:
     def _arm(self, record: QuestionRecord) -> None:
         loop = asyncio.get_running_loop()
         delay = max(0.0, (record.expires_at - now_ms()) / 1000)
+        old = self._timers.pop(record.id, None)
+        if old is not None:
+            old.cancel()
         self._timers[record.id] = loop.call_later(
             delay, lambda: self._spawn(self.expire(record.id))
         )
@@ -283,8 +311,8 @@ class Broker:
     async def _resolve(
         self, question_id: QuestionId, result: AskResult, by: AnsweredBy | None
     ) -> bool:
-        record = await self.store.get_question(question_id)
-        if record is None or not record.pending:
+        record = await self.open_question(question_id)
+        if record is None:
             return False
         questions = list(record.request.questions)
         resolution = Resolution(result, summary(result, questions), now_ms(), by)

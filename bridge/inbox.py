@@ -73,15 +73,25 @@ class Inbox:
         self.store = broker.store
 
     async def _sent_to(self, question_id: QuestionId, surface: SurfaceId) -> bool:
-        return any(d.surface == surface for d in await self.store.deliveries(question_id))
+        return await self.broker.sent_to(question_id, surface)
+
+    async def _open_for(
+        self, question_id: QuestionId, surface: SurfaceId
+    ) -> QuestionRecord | InboundReply:
+        """The pending question `surface` may act on, or the reply saying why not."""
+        if not await self.broker.sent_to(question_id, surface):
+            if await self.store.get_question(question_id) is not None:
+                return InboundReply(handled=False, question_id=question_id)  # not sent here
+            return InboundReply(handled=True, text=ENDED, question_id=question_id, ended=True)
+        record = await self.broker.open_question(question_id)
+        if record is None:
+            return InboundReply(handled=True, text=ENDED, question_id=question_id, ended=True)
+        return record
 
     async def button_pressed(self, event: ButtonPressed) -> InboundReply:
-        record = await self.store.get_question(event.question_id)
-        if record is not None and not await self._sent_to(record.id, event.surface):
-            return InboundReply(handled=False, question_id=event.question_id)
-        if record is None or not record.pending:
-            return InboundReply(handled=True, text=ENDED, question_id=event.question_id,
-                                ended=True)
+        record = await self._open_for(event.question_id, event.surface)
+        if isinstance(record, InboundReply):
+            return record
         if not event.authorized:
             log.info("answer_refused", question_id=record.id, surface=event.surface)
             return InboundReply(handled=True, text=NOT_YOURS, question_id=record.id)
@@ -103,12 +113,9 @@ class Inbox:
             return await self._apply_form(event)
 
     async def _apply_form(self, event: AnswerSubmitted) -> InboundReply:
-        record = await self.store.get_question(event.question_id)
-        if record is None or not await self._sent_to(record.id, event.surface):
-            return InboundReply(handled=False, question_id=event.question_id)
-        if not record.pending:
-            return InboundReply(handled=True, text=ENDED, question_id=event.question_id,
-                                ended=True)
+        record = await self._open_for(event.question_id, event.surface)
+        if isinstance(record, InboundReply):
+            return record
         if not event.authorized:
             return InboundReply(handled=True, text=NOT_YOURS, question_id=record.id)
         if event.answers is None:
@@ -180,8 +187,8 @@ class Inbox:
         return record
 
     async def _apply_text(self, question_id: QuestionId, event: TextReceived) -> InboundReply:
-        record = await self.store.get_question(question_id)
-        if record is None or not record.pending:
+        record = await self.broker.open_question(question_id)
+        if record is None:
             return InboundReply(handled=True, text=ENDED, question_id=question_id, ended=True)
         questions = list(record.request.questions)
         have = await self.store.partial(record.id)
