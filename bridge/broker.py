@@ -251,10 +251,17 @@ class Broker:
         await self.store.set_delivery(record.id, surface, "delivered", ref)
         self._emit("delivery", record.id)
         log.info("question_delivered", question_id=record.id, surface=surface, resend=resend)
-        current = await self.store.get_question(record.id)
-        if current is not None and not current.pending:
+        if await self._ended(record.id):  # ended while this prompt was on its way: edit it too
             await self._finalize_one(DeliveryRecord(record.id, surface, "delivered", ref))
         return True
+
+    async def _ended(self, question_id: QuestionId) -> bool:
+        """Whether the question has ended. In one process, resolutions happen here and drop the
+        question from `_open` at once; with replicas only the database knows for sure."""
+        if question_id in self._open and not self.store.shared:
+            return False
+        current = await self.store.get_question(question_id)
+        return current is not None and not current.pending
 
     async def _delivery_failed(self, record: QuestionRecord, surface: SurfaceId, why: str) -> None:
         await self.store.set_delivery(record.id, surface, "failed", None, why)
@@ -318,23 +325,28 @@ class Broker:
         resolution = Resolution(result, summary(result, questions), now_ms(), by)
         if not await self.store.resolve(question_id, resolution):
             return False
-        self._settle(question_id, dataclasses.replace(
+        final = dataclasses.replace(
             record, status=result.status, reason=result.reason, result=result, answered_by=by,
-            summary=resolution.summary, resolved_at=resolution.resolved_at))
+            summary=resolution.summary, resolved_at=resolution.resolved_at)
+        self._settle(question_id, final)
+        await asyncio.sleep(0)  # let the woken agent's response go out before logs and edits
         self._emit("resolved", question_id)
         log.info("question_resolved", question_id=question_id, status=result.status,
                  reason=result.reason, surface=by.surface if by else None)
-        self._spawn(self._finalize_all(question_id))
+        self._spawn(self._finalize_all(question_id, final))
         return True
 
-    async def _finalize_all(self, question_id: QuestionId) -> None:
+    async def _finalize_all(self, question_id: QuestionId, record: QuestionRecord) -> None:
         deliveries = await self.store.deliveries(question_id)
         await asyncio.gather(
-            *(self._finalize_one(d) for d in deliveries if d.state == "delivered")
+            *(self._finalize_one(d, record) for d in deliveries if d.state == "delivered")
         )
 
-    async def _finalize_one(self, delivery: DeliveryRecord) -> None:
-        record = await self.store.get_question(delivery.question_id)
+    async def _finalize_one(
+        self, delivery: DeliveryRecord, known: QuestionRecord | None = None
+    ) -> None:
+        """Edit one delivered prompt once its question ended (claimed in the store first)."""
+        record = known or await self.store.get_question(delivery.question_id)
         adapter = self.adapters.get(surface_platform(delivery.surface))
         if record is None or record.result is None or adapter is None:
             return

@@ -44,6 +44,8 @@ class _PgExecutor:
 class PostgresStore(SqlStore):
     """A connection pool; the database itself serializes what must be exactly once."""
 
+    shared = True
+
     def __init__(self, url: str, min_size: int = 1, max_size: int = 10) -> None:
         self.url = url
         self.min_size = min_size

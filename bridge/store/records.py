@@ -89,6 +89,9 @@ class SessionInfo:
 class Store(Protocol):
     """Durable state. Every backend passes `tests/store/test_store_contract.py`."""
 
+    shared: bool
+    """True when other processes (replicas) write to the same database."""
+
     async def open(self) -> None: ...
 
     async def close(self) -> None: ...

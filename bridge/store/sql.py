@@ -135,6 +135,9 @@ def row_to_delivery(row: Row) -> DeliveryRecord:
 class SqlStore:
     """Every `Store` method as SQL; subclasses provide `_tx()`, `_read()` and `_is_conflict()`."""
 
+    shared = False
+    """Whether other processes write to the same database (replicas)."""
+
     def _tx(self) -> AbstractAsyncContextManager[Executor]:
         """A write transaction (serialized against other writers)."""
         raise TypeError("SqlStore is abstract")
