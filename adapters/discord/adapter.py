@@ -158,8 +158,19 @@ class DiscordAdapter:
     async def _gateway(self, client: _Client) -> None:
         if self._login is not None:
             await self._login
-        # discord.py resumes or re-identifies by itself after gateway loss (op 7, drops).
-        await client.connect(reconnect=True)
+        # discord.py resumes or re-identifies by itself after gateway loss (op 7, drops), but an
+        # event it cannot parse raises out of connect(): reconnect then, or Discord stays deaf.
+        delay = 1.0
+        while not client.is_closed():
+            try:
+                await client.connect(reconnect=True)
+                return
+            except (discord.LoginFailure, discord.PrivilegedIntentsRequired):
+                raise
+            except Exception as exc:
+                log.warning("discord_gateway_error", error=type(exc).__name__, retry_in=delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, LOGIN_BACKOFF_MAX)
 
     async def stop(self) -> None:
         await self._close()
