@@ -27,7 +27,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from adapters.slack.config import SlackConfig
-from adapters.slack.inbound import Click, click_from, modal_text, text_from
+from adapters.slack.inbound import Click, click_from, modal_text, text_from, well_formed
 from adapters.slack.render import (
     OTHER_CALLBACK,
     escape,
@@ -218,7 +218,18 @@ class SlackAdapter:
     # inbound --------------------------------------------------------------------------------
 
     async def _events(self, request: Request) -> Response:
-        return await self._http.handle(request)
+        if not well_formed(await request.body(), request.headers.get("content-type")):
+            return Response('{"error": "invalid_request", "details": [{"loc": "body", "msg": '
+                            '"Expected a Slack event or interaction payload."}]}', 400,
+                            media_type="application/json")
+        try:
+            return await self._http.handle(request)
+        except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:
+            # Bolt assumes well-shaped fields (`event` an object, `user` an object …); a signed
+            # but malformed request must be refused, not crash the request as a 500.
+            log.warning("slack_payload_malformed", error=type(exc).__name__)
+            return Response('{"error": "invalid_request", "details": [{"loc": "body", "msg": '
+                            '"Malformed Slack payload."}]}', 400, media_type="application/json")
 
     async def _on_action(self, ack: AsyncAck, body: dict[str, Any]) -> None:
         await ack()

@@ -166,3 +166,37 @@ def text_from(event: dict[str, object], answerers: Collection[str],
     text = unescape((message.text or "").strip())
     return TextReceived(surface, UserRef(message.user), text, True,
                         reply_to=reply_to)
+
+
+_SHAPES: dict[str, tuple[type, ...]] = {
+    "event": (dict,), "view": (dict,), "user": (dict, str), "channel": (dict, str),
+    "team": (dict, str, type(None)), "enterprise": (dict, str, type(None)),
+    "container": (dict,), "message": (dict,), "actions": (list,), "authorizations": (list,),
+    "type": (str,),
+}
+
+
+def _shaped(data: object) -> bool:
+    if not isinstance(data, dict):
+        return False
+    if any(k in data and not isinstance(data[k], t) for k, t in _SHAPES.items()):
+        return False
+    event = data.get("event")
+    return not isinstance(event, dict) or all(
+        not isinstance(event.get(k), dict | list) for k in ("user", "channel", "bot_id", "type"))
+
+
+def well_formed(body: bytes, content_type: str | None) -> bool:
+    """Whether slack-bolt can take the body: a JSON object, or a form whose `payload` is one,
+    with the fields bolt reads typed as Slack sends them (bolt raises on anything else, and a
+    signed but malformed request would be a 500)."""
+    from urllib.parse import parse_qs
+
+    try:
+        text = body.decode()
+        if (content_type or "").startswith("application/json") or text.startswith("{"):
+            return _shaped(json.loads(text))
+        payload = parse_qs(text).get("payload")
+        return payload is None or _shaped(json.loads(payload[0]))
+    except ValueError:
+        return False
