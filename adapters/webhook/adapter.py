@@ -16,6 +16,12 @@ from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
 from adapters.webhook.config import WebhookChannelConfig
+from adapters.webhook.freshness import (
+    TIMESTAMP_HEADER,
+    TIMESTAMPED_HEADER,
+    Freshness,
+    timestamp_headers,
+)
 from adapters.webhook.inbound import InboundText, to_event
 from adapters.webhook.render import console_block, prompt_payload, status_payload
 from bridge import (
@@ -49,6 +55,8 @@ class WebhookAdapter:
         self.channels = channels
         self.secrets = secrets
         self._sink: InboundSink | None = None
+        self._fresh = {name: Freshness(c.replay_window_seconds, c.require_timestamp)
+                       for name, c in channels.items()}
         self._http = httpx.AsyncClient(transport=transport, trust_env=False)
 
     def capabilities(self, surface: SurfaceId) -> Capabilities:
@@ -89,7 +97,8 @@ class WebhookAdapter:
             return
         body = json.dumps(payload).encode()
         headers = {"content-type": "application/json",
-                   SIGNATURE_HEADER: sign(self.secrets[name], body)}
+                   SIGNATURE_HEADER: sign(self.secrets[name], body),
+                   **timestamp_headers(self.secrets[name], body)}
         problem = "no attempt made"
         for attempt in range(channel.attempts):
             if attempt:
@@ -118,6 +127,12 @@ class WebhookAdapter:
             log.warning("webhook_signature_refused", channel=name)
             return _error(401, "bad_signature", f"Sign the body with the channel secret: "
                           f"{SIGNATURE_HEADER}: sha256=<hex HMAC-SHA256 of the body>.", "header")
+        stale = self._fresh[name].problem(self.secrets[name], body,
+                                          request.headers.get(TIMESTAMP_HEADER),
+                                          request.headers.get(TIMESTAMPED_HEADER))
+        if stale is not None:
+            log.warning("webhook_replay_refused", channel=name)
+            return _error(401, "stale_or_replayed", stale, "header")
         try:
             message = InboundText.model_validate_json(body)
         except ValidationError as exc:

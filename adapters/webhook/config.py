@@ -17,3 +17,7 @@ class WebhookChannelConfig(BaseModel):
     timeout_seconds: float = Field(default=10.0, gt=0, le=60)
     attempts: int = Field(default=3, ge=1, le=10)
     max_len: int = Field(default=4000, ge=160)
+    replay_window_seconds: int = Field(default=300, ge=10, le=3600)
+    """How far X-Askbridge-Timestamp may be from now; seen requests are refused within it."""
+    require_timestamp: bool = False
+    """Refuse replies without X-Askbridge-Timestamp (turn on once your gateway sends it)."""
