@@ -329,7 +329,8 @@ class Broker:
             record, status=result.status, reason=result.reason, result=result, answered_by=by,
             summary=resolution.summary, resolved_at=resolution.resolved_at)
         self._settle(question_id, final)
-        await asyncio.sleep(0)  # let the woken agent's response go out before logs and edits
+        for _ in range(3):  # the woken agent's handler needs three loop turns to respond:
+            await asyncio.sleep(0)  # let its answer go out before our logs and edits
         self._emit("resolved", question_id)
         log.info("question_resolved", question_id=question_id, status=result.status,
                  reason=result.reason, surface=by.surface if by else None)
