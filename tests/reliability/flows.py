@@ -1,0 +1,60 @@
+"""What the reliability scenarios do over and over: ask without blocking, reply, read records."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+
+from bridge.security import SIGNATURE_HEADER, sign
+from tests.harness import WEBHOOK_SECRET
+
+OPTIONS = ["Staging (Recommended)", "Production", "Canary"]
+
+
+def question(timeout: int = 900, qid: str = "target") -> dict[str, Any]:
+    return {"questions": [{"id": qid, "header": "Deploy", "question": "Where should I deploy?",
+                           "options": [{"label": o} for o in OPTIONS]}],
+            "timeoutSeconds": timeout}
+
+
+async def create(http: httpx.AsyncClient, session: str, body: dict[str, Any] | None = None
+                 ) -> dict[str, Any]:
+    """`POST /v1/sessions/{s}/questions`: 202 `{id, status, expiresAt}`."""
+    r = await http.post(f"/v1/sessions/{session}/questions", json=body or question())
+    assert r.status_code == 202, r.text
+    data: dict[str, Any] = r.json()
+    return data
+
+
+async def record(http: httpx.AsyncClient, question_id: str) -> dict[str, Any]:
+    r = await http.get(f"/v1/questions/{question_id}")
+    assert r.status_code == 200, r.text
+    data: dict[str, Any] = r.json()
+    return data
+
+
+def signed(payload: dict[str, Any], secret: str = WEBHOOK_SECRET) -> tuple[bytes, dict[str, str]]:
+    body = json.dumps(payload).encode()
+    return body, {"content-type": "application/json", SIGNATURE_HEADER: sign(secret, body)}
+
+
+async def reply(http: httpx.AsyncClient, text: str, reply_to: str | None = None,
+                conversation: str = "+100", sender: str = "+100", channel: str = "sms"
+                ) -> httpx.Response:
+    """A person's text on the webhook channel, signed like the gateway signs it."""
+    payload: dict[str, Any] = {"conversation": conversation, "sender": sender, "text": text}
+    if reply_to:
+        payload["replyTo"] = reply_to
+    body, headers = signed(payload)
+    return await http.post(f"/v1/channels/webhook/{channel}", content=body, headers=headers)
+
+
+def answer_of(view: dict[str, Any]) -> list[str] | None:
+    """The answers of a one-question record (`target`), or None when it has none."""
+    result = view.get("result") or {}
+    if result.get("status") != "answered":
+        return None
+    answers: list[str] = result["answers"]["answers"]["target"]["answers"]
+    return answers
