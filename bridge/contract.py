@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -18,6 +17,8 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
+from bridge.labels import cut_graphemes, is_other_label, is_recommended
+
 DEFAULT_TIMEOUT = 900
 MIN_TIMEOUT = 30
 MAX_TIMEOUT = 3600
@@ -26,8 +27,6 @@ QUESTION_MAX = 500
 LABEL_MAX = 64
 DESCRIPTION_MAX = 200
 ID_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
-RECOMMENDED = "(recommended)"
-OTHER_LABELS = frozenset({"other", "others", "something else", "lainnya"})
 
 NoAnswerReason = Literal["expired", "skipped", "cancelled", "undelivered"]
 
@@ -42,61 +41,6 @@ def _question_count_msg(count: int) -> str:
 
 def _fail(kind: str, message: str) -> PydanticCustomError:
     return PydanticCustomError(kind, message)
-
-
-def is_other_label(label: str) -> bool:
-    """True for labels that only mean "something else" — free text is always on instead."""
-    core = label.casefold().strip().rstrip(".…:").strip()
-    return core in OTHER_LABELS
-
-
-def is_recommended(label: str) -> bool:
-    return label.casefold().rstrip().endswith(RECOMMENDED)
-
-
-def strip_recommended(label: str) -> str:
-    """`Staging (Recommended)` → `Staging`; other labels unchanged."""
-    if is_recommended(label):
-        return label.rstrip()[: -len(RECOMMENDED)].rstrip()
-    return label
-
-
-def _extends_cluster(ch: str, prev: str) -> bool:
-    code = ord(ch)
-    return (
-        unicodedata.combining(ch) != 0
-        or unicodedata.category(ch) in ("Mn", "Me", "Mc")
-        or prev == "\u200d"
-        or ch == "\u200d"
-        or 0xFE00 <= code <= 0xFE0F
-        or 0x1F3FB <= code <= 0x1F3FF
-        or 0xE0020 <= code <= 0xE007F
-    )
-
-
-def cut_graphemes(text: str, limit: int) -> str:
-    """The first `limit` user-perceived characters of `text`, never splitting one.
-
-    Combining marks, zero-width joiners, variation selectors, skin tones and flag pairs stay
-    with the character they belong to.
-    """
-    clusters: list[str] = []
-    for ch in text:
-        prev = clusters[-1][-1] if clusters else ""
-        is_flag_half = 0x1F1E6 <= ord(ch) <= 0x1F1FF
-        pairs_flag = (
-            clusters
-            and is_flag_half
-            and 0x1F1E6 <= ord(prev or " ") <= 0x1F1FF
-            and len(clusters[-1]) == 1
-        )
-        if clusters and (_extends_cluster(ch, prev) or pairs_flag):
-            clusters[-1] += ch
-        else:
-            if len(clusters) == limit:
-                break
-            clusters.append(ch)
-    return "".join(clusters)
 
 
 class _Frozen(BaseModel):

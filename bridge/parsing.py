@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from bridge.contract import Question, strip_recommended
+from bridge.contract import Question
+from bridge.labels import strip_recommended
 
 SKIP_WORDS = frozenset({"skip", "/skip", "lewati", "/lewati"})
 _SEPARATORS = re.compile(r"(?:[\s,;&+]|and(?=[\s,;]|$))+")
