@@ -10,7 +10,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from bridge.api import Auth, build_router, error_body, invalid
 from bridge.app import Bridge
@@ -97,7 +97,21 @@ def create_app(bridge: Bridge, extra_lifespans: list[Lifespan] | None = None) ->
         return schema
 
     app.openapi = openapi  # type: ignore[method-assign]
-    return BodyLimit(app, bridge.config.server.max_body_bytes)
+    return BodyLimit(_exact_mounts(app, [path for path, _, _ in mounts]),
+                     bridge.config.server.max_body_bytes)
+
+
+def _exact_mounts(app: ASGIApp, paths: list[str]) -> ASGIApp:
+    """Serve a mount at its bare path too: DESIGN names `/mcp`, and a 307 to `/mcp/` is not
+    followed by every MCP client."""
+
+    async def routed(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"] in paths:
+            path = scope["path"] + "/"
+            scope = {**scope, "path": path, "raw_path": path.encode()}
+        await app(scope, receive, send)
+
+    return routed
 
 
 @asynccontextmanager

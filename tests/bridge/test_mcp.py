@@ -110,7 +110,7 @@ def http_client(r: Running, token: str) -> httpx.AsyncClient:
 
 async def test_http_mcp_lists_and_answers(tmp_path: Path) -> None:
     async with running(make_config(tmp_path)) as r, http_client(r, AGENT_TOKEN) as client:
-        async with streamable_http_client(f"{r.url}/mcp/", http_client=client) as (read, write, _):
+        async with streamable_http_client(f"{r.url}/mcp", http_client=client) as (read, write, _):
             async with ClientSession(read, write) as s:
                 await s.initialize()
                 assert [t.name for t in (await s.list_tools()).tools] == ["ask_user"]
@@ -129,7 +129,7 @@ async def test_http_mcp_subagent_sees_no_tool_and_bad_token_is_401(tmp_path: Pat
                 await s.initialize()
                 assert (await s.list_tools()).tools == []
         async with r.http() as http:
-            response = await http.post("/mcp/", json={}, headers={"Authorization": "Bearer x"})
+            response = await http.post("/mcp", json={}, headers={"Authorization": "Bearer x"})
             assert response.status_code == 401
 
 
