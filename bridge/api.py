@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -12,13 +13,13 @@ from fastapi.responses import JSONResponse
 from bridge.broker import Broker
 from bridge.config import AgentConfig
 from bridge.contract import AskRequest, InvalidRequest, Problem, parse_ask_request
-from bridge.errors import Conflict, NotFound, Unauthorized
+from bridge.errors import NotFound, Unauthorized
 from bridge.security import bearer, match_token
 from bridge.store.records import QuestionRecord, iso
 from bridge.types import QuestionId
 from bridge.views import question_view
 
-SESSION_PATTERN = r"^[A-Za-z0-9._:@-]{1,128}$"
+SESSION_PATTERN = re.compile(r"^[A-Za-z0-9._:@-]{1,128}$")
 
 
 def error_body(code: str, msg: str, loc: str = "body") -> dict[str, Any]:
@@ -70,9 +71,7 @@ async def wait_disconnect(request: Request) -> None:
 
 
 def check_session(session: str) -> None:
-    import re
-
-    if not re.match(SESSION_PATTERN, session):
+    if not SESSION_PATTERN.fullmatch(session):
         raise InvalidRequest([Problem(
             loc="session",
             msg="Use a session key of 1-128 letters, digits or . _ : @ - characters.",
@@ -176,5 +175,3 @@ def build_router(broker: Broker, auth: Auth) -> APIRouter:
 
     return router
 
-
-__all__ = ["Auth", "Conflict", "build_router", "error_body", "invalid"]

@@ -23,8 +23,6 @@ from bridge.types import (
     SessionKey,
     SurfaceId,
     TextReceived,
-    UserRef,
-    surface_platform,
 )
 from bridge.views import question_view
 
@@ -71,9 +69,6 @@ class Inbox:
     def __init__(self, broker: Broker) -> None:
         self.broker = broker
         self.store = broker.store
-
-    async def _sent_to(self, question_id: QuestionId, surface: SurfaceId) -> bool:
-        return await self.broker.sent_to(question_id, surface)
 
     async def _open_for(
         self, question_id: QuestionId, surface: SurfaceId
@@ -177,7 +172,7 @@ class Inbox:
         if delivery is not None:
             question_id = delivery.question_id
         elif event.reply_to.startswith("q_"):  # only a question this surface was sent
-            if await self._sent_to(QuestionId(event.reply_to), event.surface):
+            if await self.broker.sent_to(QuestionId(event.reply_to), event.surface):
                 question_id = QuestionId(event.reply_to)
         record = await self.store.get_question(question_id) if question_id else None
         if record is None:
@@ -270,9 +265,3 @@ def _canonical(questions: list[Question], answers: dict[str, list[str]]) -> dict
         out[q.id] = labels + free
     return out
 
-
-def surface_user(surface: SurfaceId, user: str) -> AnsweredBy:
-    return AnsweredBy(surface, UserRef(user))
-
-
-__all__ = ["Inbox", "surface_platform"]
