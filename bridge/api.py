@@ -17,7 +17,7 @@ from bridge.errors import NotFound, Unauthorized
 from bridge.security import bearer, match_token
 from bridge.store.records import QuestionRecord, iso
 from bridge.types import QuestionId
-from bridge.views import question_view
+from bridge.views import question_view, question_views
 
 SESSION_PATTERN = re.compile(r"^[A-Za-z0-9._:@-]{1,128}$")
 
@@ -165,7 +165,7 @@ def build_router(broker: Broker, auth: Auth) -> APIRouter:
     async def timeline(request: Request, session: str, limit: int = 100) -> JSONResponse:
         agent = auth.agent(request)
         records = await broker.store.timeline(agent.name, session, max(1, min(limit, 1000)))  # type: ignore[arg-type]
-        items = [question_view(r, await broker.store.deliveries(r.id)) for r in records]
+        items = question_views(records, await broker.store.deliveries_for([r.id for r in records]))
         return JSONResponse({"session": session, "questions": items})
 
     @router.get("/me", summary="Which agent this token belongs to")

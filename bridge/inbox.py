@@ -24,7 +24,7 @@ from bridge.types import (
     SurfaceId,
     TextReceived,
 )
-from bridge.views import question_view
+from bridge.views import question_view, question_views
 
 log = structlog.get_logger("askbridge.inbox")
 
@@ -230,12 +230,14 @@ class Inbox:
         return question_view(record, await self.store.deliveries(question_id))
 
     async def pending_views(self) -> list[dict[str, Any]]:
-        return [question_view(r, await self.store.deliveries(r.id))
-                for r in sorted(await self.store.pending_questions(), key=lambda r: r.created_at)]
+        records = sorted(await self.store.pending_questions(), key=lambda r: r.created_at)
+        return await self._views(records)
 
     async def timeline_view(self, agent: AgentName, session: SessionKey) -> list[dict[str, Any]]:
-        return [question_view(r, await self.store.deliveries(r.id))
-                for r in await self.store.timeline(agent, session)]
+        return await self._views(await self.store.timeline(agent, session))
+
+    async def _views(self, records: list[QuestionRecord]) -> list[dict[str, Any]]:
+        return question_views(records, await self.store.deliveries_for([r.id for r in records]))
 
     async def session_views(self) -> list[dict[str, Any]]:
         out: list[tuple[int, dict[str, Any]]] = []

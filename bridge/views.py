@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bridge.store.records import DeliveryRecord, QuestionRecord, iso
+from bridge.types import QuestionId
 
 
 def delivery_view(d: DeliveryRecord) -> dict[str, Any]:
@@ -40,3 +42,10 @@ def question_view(record: QuestionRecord, deliveries: list[DeliveryRecord]) -> d
         view["reason"] = record.reason
     view["result"] = record.result.to_json() if record.result else None
     return view
+
+
+def question_views(
+    records: Sequence[QuestionRecord], deliveries: Mapping[QuestionId, list[DeliveryRecord]]
+) -> list[dict[str, Any]]:
+    """Many records, with deliveries read once for all of them (`Store.deliveries_for`)."""
+    return [question_view(r, deliveries.get(r.id, [])) for r in records]

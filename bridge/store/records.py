@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal, Protocol
@@ -119,6 +119,12 @@ class Store(Protocol):
     async def get_question(self, question_id: QuestionId) -> QuestionRecord | None: ...
 
     async def deliveries(self, question_id: QuestionId) -> list[DeliveryRecord]: ...
+
+    async def deliveries_for(
+        self, question_ids: Sequence[QuestionId]
+    ) -> dict[QuestionId, list[DeliveryRecord]]:
+        """Deliveries of many questions in one read (timelines, the web UI's state)."""
+        ...
 
     async def mark_finalized(self, question_id: QuestionId, surface: SurfaceId) -> bool:
         """Claim a delivery's finalization; True exactly once per delivery."""

@@ -222,6 +222,21 @@ class SqlStore:
             (question_id,))
         return [row_to_delivery(r) for r in rows]
 
+    async def deliveries_for(
+        self, question_ids: Sequence[QuestionId]
+    ) -> dict[QuestionId, list[DeliveryRecord]]:
+        found: dict[QuestionId, list[DeliveryRecord]] = {q: [] for q in question_ids}
+        for start in range(0, len(question_ids), 500):  # under every SQLite's variable limit
+            chunk = question_ids[start:start + 500]
+            marks = ", ".join("?" * len(chunk))
+            rows = await self._rows(
+                f"SELECT {DELIVERY_COLUMNS} FROM deliveries WHERE question_id IN ({marks}) "
+                "ORDER BY question_id, position", tuple(chunk))
+            for row in rows:
+                delivery = row_to_delivery(row)
+                found[delivery.question_id].append(delivery)
+        return found
+
     async def mark_finalized(self, question_id: QuestionId, surface: SurfaceId) -> bool:
         async with self._tx() as db:
             return await db.execute(MARK_FINALIZED, (now_ms(), question_id, surface)) == 1

@@ -153,3 +153,13 @@ async def test_exactly_one_leader_and_takeover_when_it_goes(store: Store) -> Non
     finally:
         await other.close()
         await store.open()
+
+
+async def test_deliveries_of_many_questions_in_one_read(store: Store) -> None:
+    for i in range(3):
+        await store.create_question(record(f"q{i}", session=f"s{i}"), SURFACES)
+    found = await store.deliveries_for([QuestionId("q2"), QuestionId("q0"), QuestionId("nope")])
+    assert list(found) == ["q2", "q0", "nope"]
+    assert [d.surface for d in found[QuestionId("q0")]] == ["web", "telegram:1"]
+    assert found[QuestionId("nope")] == []
+    assert await store.deliveries_for([]) == {}
