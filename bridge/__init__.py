@@ -1,6 +1,6 @@
 """askbridge's core: the `ask_user` contract, the broker, and the names adapters build on."""
 
-from bridge.config import BridgeConfig, ConfigError
+from bridge.config import BridgeConfig, ConfigError, adapter_section
 from bridge.contract import AskRequest, AskResult, InvalidRequest, Problem, parse_ask_request
 from bridge.parsing import Parsed, Skip, parse_answer, parse_reply
 from bridge.rendering import OTHER_BUTTON, SKIP_BUTTON, prompt_text
@@ -74,6 +74,7 @@ __all__ = [
     "SurfaceId",
     "TextReceived",
     "UserRef",
+    "adapter_section",
     "parse_answer",
     "parse_ask_request",
     "parse_reply",

@@ -7,11 +7,14 @@ import os
 import secrets
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from bridge.contract import format_loc
+from bridge.types import AdapterContext
+
+Section = TypeVar("Section", bound=BaseModel)
 
 
 class ConfigError(Exception):
@@ -114,6 +117,23 @@ def parse_config(raw: dict[str, Any], source: str = "config") -> BridgeConfig:
     except ValidationError as exc:
         lines = [f"{format_loc(tuple(e['loc']))}: {e['msg']}" for e in exc.errors()]
         raise ConfigError(f"{source} has problems:\n  " + "\n  ".join(lines)) from exc
+
+
+def adapter_section(ctx: AdapterContext, name: str, model: type[Section]) -> Section | None:
+    """An adapter's config table as its model; None when the table is absent.
+
+    Raises `ConfigError` naming every problem by key (`[telegram] has problems: mode: …`).
+    """
+    raw = ctx.config.section(name)
+    if raw is None:
+        return None
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{format_loc(tuple(e['loc'])) if e['loc'] else name}: {e['msg']}"
+            for e in exc.errors())
+        raise ConfigError(f"[{name}] has problems: {problems}.") from exc
 
 
 CREDENTIALS_FILE = "credentials.json"

@@ -4,26 +4,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pydantic import ValidationError
-
 from adapters.discord.config import DiscordConfig
 
 if TYPE_CHECKING:  # the platform library loads only when its section is configured
     from adapters.discord.adapter import DiscordAdapter
 
-from bridge import AdapterContext, AdapterPlugin, ConfigError
+from bridge import AdapterContext, AdapterPlugin, ConfigError, adapter_section
 
 
 def create(ctx: AdapterContext) -> DiscordAdapter | None:
-    section = ctx.config.section("discord")
-    if section is None:
+    config = adapter_section(ctx, "discord", DiscordConfig)
+    if config is None:
         return None
     from adapters.discord.adapter import DiscordAdapter
 
-    try:
-        config = DiscordConfig.model_validate(section)
-    except ValidationError as exc:
-        raise ConfigError(f"[discord] has problems: {exc}") from exc
     token = ctx.env.get(config.token_env, "").strip()
     if not token:
         raise ConfigError(

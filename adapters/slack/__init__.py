@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pydantic import ValidationError
-
 from adapters.slack.config import SlackConfig
 
 if TYPE_CHECKING:  # the platform library loads only when its section is configured
     from adapters.slack.adapter import SlackAdapter
 
-from bridge import AdapterContext, AdapterPlugin, ConfigError, surface_platform
+from bridge import AdapterContext, AdapterPlugin, ConfigError, adapter_section, surface_platform
 
 
 def _secret(ctx: AdapterContext, var: str, what: str) -> str:
@@ -28,15 +26,11 @@ def _thread_surfaces(ctx: AdapterContext) -> set[str]:
 
 
 def create(ctx: AdapterContext) -> SlackAdapter | None:
-    section = ctx.config.section("slack")
-    if section is None:
+    config = adapter_section(ctx, "slack", SlackConfig)
+    if config is None:
         return None
     from adapters.slack.adapter import SlackAdapter
 
-    try:
-        config = SlackConfig.model_validate(section)
-    except ValidationError as exc:
-        raise ConfigError(f"[slack] has problems: {exc}") from exc
     bot = _secret(ctx, config.bot_token_env, "bot token (xoxb-…)")
     if config.mode == "socket":
         app_token = _secret(ctx, config.app_token_env, "app-level token (xapp-…) for Socket Mode")

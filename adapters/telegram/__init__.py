@@ -4,28 +4,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pydantic import ValidationError
-
 from adapters.telegram.config import TelegramConfig
 
 if TYPE_CHECKING:  # the platform library loads only when its section is configured
     from adapters.telegram.adapter import TelegramAdapter
 
-from bridge import AdapterContext, AdapterPlugin, ConfigError
+from bridge import AdapterContext, AdapterPlugin, ConfigError, adapter_section
 
 
 def create(ctx: AdapterContext) -> TelegramAdapter | None:
-    section = ctx.config.section("telegram")
-    if section is None:
+    config = adapter_section(ctx, "telegram", TelegramConfig)
+    if config is None:
         return None
     from adapters.telegram.adapter import TelegramAdapter
 
-    try:
-        config = TelegramConfig.model_validate(section)
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'telegram'}: {e['msg']}"
-                             for e in exc.errors())
-        raise ConfigError(f"[telegram] has problems: {problems}.") from exc
     token = ctx.env.get(config.token_env, "")
     if not token:
         raise ConfigError(
