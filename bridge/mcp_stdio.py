@@ -10,6 +10,7 @@ import os
 from typing import Any
 
 import anyio
+import httpx
 from mcp.server.stdio import stdio_server
 
 from bridge.client import AskClient, AskError
@@ -27,7 +28,7 @@ class HttpAsker:
         if self._role is None:
             try:
                 self._role = str((await self.client.me())["role"])
-            except (AskError, OSError, Exception):
+            except (AskError, httpx.HTTPError):
                 return True  # unknown yet: list the tool; a call explains what is wrong
         return self._role == "main"
 
