@@ -1,7 +1,9 @@
 """askbridge's core: the `ask_user` contract, the broker, and the names adapters build on."""
 
+from bridge.backoff import backoff
 from bridge.config import BridgeConfig, ConfigError, adapter_section
 from bridge.contract import AskRequest, AskResult, InvalidRequest, Problem, parse_ask_request
+from bridge.i18n import DEFAULT_LOCALE, LOCALES, tr
 from bridge.parsing import Parsed, Skip, parse_answer, parse_reply
 from bridge.rendering import OTHER_BUTTON, SKIP_BUTTON, prompt_text
 from bridge.security import SIGNATURE_HEADER, sign, verify_signature
@@ -28,6 +30,8 @@ from bridge.types import (
     Prompt,
     PromptQuestion,
     QuestionId,
+    Reminder,
+    Reminding,
     SessionKey,
     SurfaceId,
     TextReceived,
@@ -37,6 +41,8 @@ from bridge.types import (
 )
 
 __all__ = [
+    "DEFAULT_LOCALE",
+    "LOCALES",
     "OTHER_BUTTON",
     "SIGNATURE_HEADER",
     "SKIP_BUTTON",
@@ -69,12 +75,15 @@ __all__ = [
     "Prompt",
     "PromptQuestion",
     "QuestionId",
+    "Reminder",
+    "Reminding",
     "SessionKey",
     "Skip",
     "SurfaceId",
     "TextReceived",
     "UserRef",
     "adapter_section",
+    "backoff",
     "parse_answer",
     "parse_ask_request",
     "parse_reply",
@@ -82,5 +91,6 @@ __all__ = [
     "sign",
     "surface_platform",
     "surface_target",
+    "tr",
     "verify_signature",
 ]

@@ -84,6 +84,8 @@ class Prompt:
     title: str
     body: str
     buttons: tuple[Button, ...] | None = None
+    locale: str = "en"
+    """The language of everything askbridge writes around the agent's words (`en`, `id`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +107,17 @@ class Finalization:
     prompt: Prompt
     answered_on: SurfaceId | None = None
     """The surface whose answer won, so others can say "Answered elsewhere"."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reminder:
+    """A short nudge about a still-pending prompt, posted as a new message (never an edit)."""
+
+    prompt: Prompt
+    text: str
+    """`Reminder: Deploy — still waiting for your answer; expires in 12 min`, in the prompt's locale."""
+    number: int
+    """1 for the first reminder of this question, 2 for the second, …"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,6 +230,17 @@ class Adapter(Protocol):
 
     async def finalize(self, delivery: Delivery, final: Finalization) -> None:
         """Edit the delivered prompt: drop buttons, add `final.status_line`."""
+        ...
+
+
+@runtime_checkable
+class Reminding(Protocol):
+    """Optional: adapters that can nudge a person about a delivered, still-pending prompt."""
+
+    async def remind(self, delivery: Delivery, reminder: Reminder) -> MessageRef | None:
+        """Post `reminder.text` as a new message, replying to the delivered prompt where the
+        platform can; return its reference (so a reply to the reminder binds to the question).
+        Raise `DeliveryError` when it cannot be posted."""
         ...
 
 
