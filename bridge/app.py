@@ -30,8 +30,29 @@ def make_store(config: BridgeConfig) -> Store:
     return open_store(None if config.store.url else config.store_path, config.store.url)
 
 
+@dataclass(frozen=True, slots=True)
+class StoredState:
+    """One adapter's `AdapterState`, kept in the store's `adapter_state` table."""
+
+    store: Store
+    platform: str
+
+    async def get(self, key: str) -> str | None:
+        return await self.store.state_get(self.platform, key)
+
+    async def put(self, key: str, value: str) -> None:
+        await self.store.state_put(self.platform, key, value)
+
+    async def delete(self, key: str) -> bool:
+        return await self.store.state_delete(self.platform, key)
+
+    async def items(self, prefix: str = "") -> list[tuple[str, str]]:
+        return await self.store.state_items(self.platform, prefix)
+
+
 def make_adapters(
-    config: BridgeConfig, env: Mapping[str, str], plugins: Sequence[AdapterPlugin]
+    config: BridgeConfig, env: Mapping[str, str], plugins: Sequence[AdapterPlugin],
+    store: Store | None = None,
 ) -> dict[str, Adapter]:
     """Build every configured adapter; reject config tables no adapter owns."""
     owned = {section for p in plugins for section in p.sections}
@@ -42,6 +63,9 @@ def make_adapters(
             f"{', '.join(sorted(owned)) or 'none'}."
         )
     ctx = AdapterContext(config=config, env=env, base_url=config.base_url)
+    if store is not None:
+        ctx = AdapterContext(config, env, config.base_url,
+                             state=lambda platform: StoredState(store, platform))
     adapters: dict[str, Adapter] = {}
     for plugin in plugins:
         adapter = plugin.create(ctx)
@@ -87,7 +111,7 @@ class Bridge:
                     "set; export it (any long random string) and start again."
                 )
         store = make_store(config)
-        adapters = make_adapters(config, env, discover() if plugins is None else plugins)
+        adapters = make_adapters(config, env, discover() if plugins is None else plugins, store)
         broker = Broker(store, adapters, {a.name: a for a in config.agents})
         return cls(config, env, store, broker, Inbox(broker), adapters)
 

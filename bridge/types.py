@@ -244,6 +244,39 @@ class Reminding(Protocol):
         ...
 
 
+class AdapterState(Protocol):
+    """An adapter's own durable key/value state in the store (shared by replicas): a sync
+    position, push subscriptions, … Usable once the adapter is started, not in its factory."""
+
+    async def get(self, key: str) -> str | None: ...
+
+    async def put(self, key: str, value: str) -> None: ...
+
+    async def delete(self, key: str) -> bool:
+        """True when the key was there."""
+        ...
+
+    async def items(self, prefix: str = "") -> list[tuple[str, str]]:
+        """Every `(key, value)` whose key starts with `prefix`, ordered by key."""
+        ...
+
+
+class _NoState:
+    """For contexts built without a store (unit tests of a factory): nothing is ever kept."""
+
+    async def get(self, key: str) -> str | None:
+        return None
+
+    async def put(self, key: str, value: str) -> None:
+        raise RuntimeError("this adapter context has no store")
+
+    async def delete(self, key: str) -> bool:
+        return False
+
+    async def items(self, prefix: str = "") -> list[tuple[str, str]]:
+        return []
+
+
 @dataclass(frozen=True, slots=True)
 class AdapterContext:
     """What an adapter factory gets: the whole config, secrets' environment, the server's URL."""
@@ -252,6 +285,8 @@ class AdapterContext:
     """The `bridge.config.BridgeConfig`; an adapter reads its own section with `.section(name)`."""
     env: Mapping[str, str]
     base_url: str
+    state: Callable[[str], AdapterState] = lambda platform: _NoState()
+    """`state(platform)`: the adapter's own durable key/value state (see `AdapterState`)."""
 
 
 @runtime_checkable

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from bridge.app import make_adapters
 from bridge.config import parse_config
+from bridge.types import AdapterContext, AdapterPlugin
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "config" / "askbridge.example.toml"
 
@@ -47,3 +48,26 @@ def _plugins():  # type: ignore[no-untyped-def]
     from bridge.plugins import discover
 
     return discover()
+
+
+async def test_adapters_get_their_own_state_in_the_store(tmp_path: Path) -> None:
+    from bridge.app import Bridge
+
+    config = parse_config({"data_dir": str(tmp_path), "agents": [
+        {"name": "a", "token_env": "T", "surfaces": ["web"]}]})
+    built = Bridge.build(config, {"T": "t" * 20, "ASKBRIDGE_WEB_TOKEN": "w" * 20})
+    await built.store.open()
+    try:
+        seen: list[AdapterContext] = []
+
+        def probe(ctx: AdapterContext) -> None:
+            seen.append(ctx)
+
+        bare = parse_config({"agents": [{"name": "a", "token_env": "T", "surfaces": []}]})
+        make_adapters(bare, {"T": "t" * 20}, [AdapterPlugin("probe", probe, ())], built.store)
+        state = seen[0].state("probe")
+        await state.put("k", "v")
+        assert await state.get("k") == "v"
+        assert await seen[0].state("other").get("k") is None
+    finally:
+        await built.store.close()

@@ -174,3 +174,19 @@ class Store(Protocol):
         """Call `handler(event, question_id)` (`created`, `delivery`, `resolved`) for changes
         committed by other processes sharing this store; a single-process store never calls it."""
         ...
+
+    async def state_get(self, platform: str, key: str) -> str | None:
+        """An adapter's stored value for `key`, or None."""
+        ...
+
+    async def state_put(self, platform: str, key: str, value: str) -> None:
+        """Insert or replace an adapter's value for `key`."""
+        ...
+
+    async def state_delete(self, platform: str, key: str) -> bool:
+        """Remove `key`; True when it was there."""
+        ...
+
+    async def state_items(self, platform: str, prefix: str = "") -> list[tuple[str, str]]:
+        """Every `(key, value)` of the adapter whose key starts with `prefix`, by key."""
+        ...

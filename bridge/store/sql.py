@@ -10,6 +10,7 @@ from importlib import resources
 from typing import Any, Protocol, cast
 
 from bridge.contract import AskRequest, AskResult
+from bridge.store.adapter_state import AdapterStateQueries
 from bridge.store.records import (
     AnsweredBy,
     DeliveryRecord,
@@ -132,7 +133,7 @@ def row_to_delivery(row: Row) -> DeliveryRecord:
     )
 
 
-class SqlStore:
+class SqlStore(AdapterStateQueries):
     """Every `Store` method as SQL; subclasses provide `_tx()`, `_read()` and `_is_conflict()`."""
 
     shared = False

@@ -163,3 +163,20 @@ async def test_deliveries_of_many_questions_in_one_read(store: Store) -> None:
     assert [d.surface for d in found[QuestionId("q0")]] == ["web", "telegram:1"]
     assert found[QuestionId("nope")] == []
     assert await store.deliveries_for([]) == {}
+
+
+async def test_adapter_state_is_kept_per_platform_and_found_by_prefix(store: Store) -> None:
+    assert await store.state_get("matrix", "next_batch") is None
+    await store.state_put("matrix", "next_batch", "s1")
+    await store.state_put("matrix", "next_batch", "s2")  # replaces, never duplicates
+    await store.state_put("web", "push:b", "{}")
+    await store.state_put("web", "push:a", "{}")
+    await store.state_put("web", "pushed", "x")
+    await store.state_put("web", "other", "y")
+    assert await store.state_get("matrix", "next_batch") == "s2"
+    assert await store.state_get("web", "next_batch") is None
+    assert [k for k, _ in await store.state_items("web", "push:")] == ["push:a", "push:b"]
+    assert len(await store.state_items("web")) == 4
+    assert await store.state_delete("web", "push:a") is True
+    assert await store.state_delete("web", "push:a") is False
+    assert [k for k, _ in await store.state_items("web", "push:")] == ["push:b"]
