@@ -10,6 +10,7 @@ import structlog
 
 from bridge.broker import Broker
 from bridge.config import BridgeConfig, ConfigError
+from bridge.events import EventHooks, Hook
 from bridge.inbox import Inbox
 from bridge.leader import Leader
 from bridge.plugins import discover
@@ -72,14 +73,29 @@ def make_adapters(
         if adapter is not None:
             adapters[plugin.platform] = adapter
     for agent in config.agents:
-        for surface in agent.surfaces:
+        keys = [("surfaces", s) for s in agent.surfaces] + [
+            (f"escalation[{n}].surfaces", s) for n, tier in enumerate(agent.escalation)
+            for s in tier.surfaces]
+        for key, surface in keys:
             if surface_platform(surface) not in adapters:
                 raise ConfigError(
-                    f"Agent {agent.name!r} lists surface {surface!r}, but no "
+                    f"Agent {agent.name!r} lists {surface!r} in {key}, but no "
                     f"{surface_platform(surface)} adapter is configured; add its section or "
                     "remove the surface."
                 )
     return adapters
+
+
+def make_hooks(config: BridgeConfig, env: Mapping[str, str], store: Store) -> EventHooks | None:
+    """The `[[events]]` hooks, each with its secret from the environment; None without any."""
+    if not config.events:
+        return None
+    missing = sorted({h.secret_env for h in config.events if not env.get(h.secret_env)})
+    if missing:
+        raise ConfigError(
+            f"[[events]] read their signing secrets from ${', $'.join(missing)}, not set; "
+            "export each (any long random string the receiver also knows) and start again.")
+    return EventHooks(store, [Hook(h, env[h.secret_env]) for h in config.events])
 
 
 @dataclass
@@ -94,6 +110,7 @@ class Bridge:
     adapters: dict[str, Adapter] = field(default_factory=dict)
     started: bool = False
     leader: Leader | None = None
+    hooks: EventHooks | None = None
 
     @classmethod
     def build(
@@ -113,7 +130,10 @@ class Bridge:
         store = make_store(config)
         adapters = make_adapters(config, env, discover() if plugins is None else plugins, store)
         broker = Broker(store, adapters, {a.name: a for a in config.agents})
-        return cls(config, env, store, broker, Inbox(broker), adapters)
+        hooks = make_hooks(config, env, store)
+        if hooks is not None:
+            broker.listeners.append(hooks.changed)
+        return cls(config, env, store, broker, Inbox(broker), adapters, hooks=hooks)
 
     async def start(self) -> None:
         await self.store.open()
@@ -124,6 +144,8 @@ class Bridge:
                 self.broker.observers.append(adapter.question_changed)
             log.info("adapter_started", platform=name)
         await self.broker.start()
+        if self.hooks is not None:
+            await self.hooks.start()
         self.leader = Leader(self.store, [(n, a) for n, a in self.adapters.items()
                                           if isinstance(a, LongConnection)])
         await self.leader.start()
@@ -141,4 +163,6 @@ class Bridge:
             except Exception as exc:
                 log.warning("adapter_stop_failed", platform=name, error=type(exc).__name__)
         await self.broker.stop()
+        if self.hooks is not None:
+            await self.hooks.stop()
         await self.store.close()

@@ -7,6 +7,12 @@ import random
 from collections.abc import AsyncIterator
 
 
+def backoff_delay(n: int, start: float = 1.0, cap: float = 60.0, factor: float = 2.0) -> float:
+    """The n-th retry's delay (0-based) without jitter: `start * factor**n`, at most `cap`.
+    For retries kept in the store (event hooks), where nothing sleeps in between."""
+    return float(min(start * factor ** min(n, 64), cap))
+
+
 async def backoff(
     start: float = 1.0,
     cap: float = 60.0,
@@ -22,12 +28,11 @@ async def backoff(
     retry in step), then yields the delay it slept. `tries` bounds the number of retries;
     without it the loop ends only when the caller breaks out of it or is cancelled.
     """
-    delay = start
     n = 0
     while tries is None or n < tries:
+        delay = backoff_delay(n, start, cap, factor)
         spread = delay * jitter
         slept = max(0.0, delay + random.uniform(-spread, spread))
         await asyncio.sleep(slept)
         yield slept
         n += 1
-        delay = min(delay * factor, cap)

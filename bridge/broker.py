@@ -13,6 +13,7 @@ import structlog
 from bridge.config import AgentConfig
 from bridge.contract import AskRequest, AskResult
 from bridge.errors import Conflict, Forbidden, NotFound
+from bridge.reach import Reach, plan
 from bridge.rendering import build_prompt, final_kind, status_line, summary
 from bridge.store.records import (
     AnsweredBy,
@@ -30,6 +31,7 @@ from bridge.types import (
     DeliveryError,
     Finalization,
     MessageRef,
+    Prompt,
     QuestionId,
     SessionKey,
     SurfaceId,
@@ -82,7 +84,11 @@ class Broker:
         self.draining = asyncio.Event()
         """Set when the server stops gracefully: blocking asks hand back, nothing is cancelled."""
         self.observers: list[Callable[[str, QuestionId], None]] = []
-        """Told `created`, `delivery` or `resolved` for every change, local or by another replica."""
+        """Told `created`, `delivery`, `reminded`, `escalated` or `resolved` for every change,
+        local or by another replica."""
+        self.listeners: list[Callable[[str, QuestionId], None]] = []
+        """Told the same, but only of changes made by this process (event hooks: once each)."""
+        self.reach = Reach(self)
 
     # lifecycle ---------------------------------------------------------------------------
 
@@ -102,16 +108,19 @@ class Broker:
             surfaces.setdefault(d.question_id, set()).add(d.surface)
             owner = by_id.get(d.question_id)
             if d.state == "sending" and owner is not None and owner.expires_at > now:
-                self._spawn(self._deliver(owner, d.surface, resend=True))
+                self.spawn(self.deliver_to(owner, d.surface, resend=True))
         for record in pending:
             if record.id in self._timers:  # still pending after the overdue ones expired
                 self._open[record.id] = (record, frozenset(surfaces.get(record.id, ())))
         for d in await self.store.unfinalized():
-            self._spawn(self._finalize_one(d))
+            self.spawn(self._finalize_one(d))
+        self.reach.scheduler.add(await self.store.open_timers())  # overdue ones fire at once
+        self.reach.scheduler.start()
         log.info("broker_started", pending=len(pending))
 
     async def stop(self) -> None:
         """Leave pending questions pending; wait briefly for in-flight sends and edits."""
+        await self.reach.scheduler.stop()
         for handle in self._timers.values():
             handle.cancel()
         self._timers.clear()
@@ -120,8 +129,9 @@ class Broker:
         for task in set(self._tasks):
             task.cancel()
 
-    def _emit(self, event: str, question_id: QuestionId) -> None:
-        for observer in list(self.observers):
+    def emit(self, event: str, question_id: QuestionId, local: bool = True) -> None:
+        """Tell observers of a change; `local` ones (made here) reach `listeners` too."""
+        for observer in list(self.observers) + (list(self.listeners) if local else []):
             try:
                 observer(event, question_id)
             except Exception:
@@ -129,16 +139,18 @@ class Broker:
 
     def _on_change(self, event: str, question_id: QuestionId) -> None:
         """A change committed by another replica (PostgreSQL NOTIFY)."""
-        self._spawn(self._apply_remote(event, question_id))
+        self.spawn(self._apply_remote(event, question_id))
 
     async def _apply_remote(self, event: str, question_id: QuestionId) -> None:
         if event == "created" and question_id not in self._timers:
             record = await self.open_question(question_id)
             if record is not None:
                 self._arm(record)
+                if self._reaches(record):
+                    self.reach.scheduler.add(await self.store.timers_of(question_id))
         elif event == "resolved":
             self._settle(question_id)
-        self._emit(event, question_id)
+        self.emit(event, question_id, local=False)
 
     def _settle(self, question_id: QuestionId, record: QuestionRecord | None = None) -> None:
         """Local bookkeeping once a question ended, here or elsewhere: wake waiters, drop timers."""
@@ -163,11 +175,17 @@ class Broker:
     async def sent_to(self, question_id: QuestionId, surface: SurfaceId) -> bool:
         """Whether `surface` is one of the question's surfaces (the only ones that may answer)."""
         cached = self._open.get(question_id)
-        if cached is not None:
-            return surface in cached[1]
+        if cached is not None and surface in cached[1]:
+            return True  # not in the cache: maybe an escalation tier another replica sent
         return any(d.surface == surface for d in await self.store.deliveries(question_id))
 
-    def _spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+    def add_surfaces(self, question_id: QuestionId, surfaces: list[SurfaceId]) -> None:
+        """An escalation tier added surfaces: they may answer from now on."""
+        cached = self._open.get(question_id)
+        if cached is not None and surfaces:
+            self._open[question_id] = (cached[0], cached[1] | frozenset(surfaces))
+
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         task = asyncio.create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -177,6 +195,11 @@ class Broker:
         return self._locks.setdefault(question_id, asyncio.Lock())
 
     # asking ------------------------------------------------------------------------------
+
+    def _reaches(self, record: QuestionRecord) -> bool:
+        """Whether the asking agent has reminders or escalation tiers configured."""
+        agent = self.agents.get(record.agent)
+        return agent is not None and bool(agent.remind_after or agent.escalation)
 
     def agent(self, name: str) -> AgentConfig:
         agent = self.agents.get(name)
@@ -203,8 +226,9 @@ class Broker:
             expires_at=created + request.timeout_seconds * 1000,
         )
         surfaces = [SurfaceId(s) for s in dict.fromkeys(agent.surfaces)]
+        timers = plan(agent, record) if self._reaches(record) else []
         try:
-            await self.store.create_question(record, surfaces)
+            await self.store.create_question(record, surfaces, timers)
         except PendingConflict:
             raise Conflict(
                 f"A question is already pending in session {session!r}; wait for its result "
@@ -214,27 +238,29 @@ class Broker:
         outcome.fresh = True
         self._open[record.id] = (record, frozenset(surfaces))
         self._arm(record)
+        if timers:
+            self.reach.scheduler.add(timers)
         log.info("question_created", question_id=record.id, agent=agent.name, session=session,
                  surfaces=len(surfaces))
-        self._emit("created", record.id)
-        self._spawn(self._deliver_all(record, surfaces))
+        self.emit("created", record.id)
+        self.spawn(self._deliver_all(record, surfaces))
         return record
 
     async def _deliver_all(self, record: QuestionRecord, surfaces: list[SurfaceId]) -> None:
         if len(surfaces) == 1:  # no gather: its task would cost a loop turn before the send
-            results = [await self._deliver(record, surfaces[0])]
+            results = [await self.deliver_to(record, surfaces[0])]
         else:
-            results = await asyncio.gather(*(self._deliver(record, s) for s in surfaces))
+            results = await asyncio.gather(*(self.deliver_to(record, s) for s in surfaces))
         if not any(results):
             await self._resolve(record.id, AskResult.no_answer("undelivered"), None)
 
-    async def _deliver(self, record: QuestionRecord, surface: SurfaceId, resend: bool = False) -> bool:
+    async def deliver_to(self, record: QuestionRecord, surface: SurfaceId, resend: bool = False) -> bool:
         adapter = self.adapters.get(surface_platform(surface))
         if adapter is None:
             await self._delivery_failed(record, surface, f"no {surface_platform(surface)} "
                                         "adapter is configured for this surface")
             return False
-        prompt = build_prompt(record, adapter.capabilities(surface).buttons)
+        prompt = self.prompt_for_surface(record, surface)
         try:
             async with asyncio.timeout(self.delivery_timeout):  # no extra task, unlike wait_for
                 ref = await adapter.deliver(surface, prompt)
@@ -249,11 +275,19 @@ class Broker:
             await self._delivery_failed(record, surface, f"unexpected {type(exc).__name__}")
             return False
         await self.store.set_delivery(record.id, surface, "delivered", ref)
-        self._emit("delivery", record.id)
+        self.emit("delivery", record.id)
         log.info("question_delivered", question_id=record.id, surface=surface, resend=resend)
         if await self._ended(record.id):  # ended while this prompt was on its way: edit it too
             await self._finalize_one(DeliveryRecord(record.id, surface, "delivered", ref))
         return True
+
+    def adapter_for(self, surface: SurfaceId) -> Adapter | None:
+        return self.adapters.get(surface_platform(surface))
+
+    def prompt_for_surface(self, record: QuestionRecord, surface: SurfaceId) -> Prompt:
+        """The prompt as `surface` shows it (native or text, by its adapter's capabilities)."""
+        adapter = self.adapter_for(surface)
+        return build_prompt(record, adapter is not None and adapter.capabilities(surface).buttons)
 
     async def _ended(self, question_id: QuestionId) -> bool:
         """Whether the question has ended. In one process, resolutions happen here and drop the
@@ -306,7 +340,7 @@ class Broker:
         if old is not None:
             old.cancel()
         self._timers[record.id] = loop.call_later(
-            delay, lambda: self._spawn(self.expire(record.id))
+            delay, lambda: self.spawn(self.expire(record.id))
         )
 
     async def resolve(
@@ -331,10 +365,10 @@ class Broker:
         self._settle(question_id, final)
         for _ in range(3):  # the woken agent's handler needs three loop turns to respond:
             await asyncio.sleep(0)  # let its answer go out before our logs and edits
-        self._emit("resolved", question_id)
+        self.emit("resolved", question_id)
         log.info("question_resolved", question_id=question_id, status=result.status,
                  reason=result.reason, surface=by.surface if by else None)
-        self._spawn(self._finalize_all(question_id, final))
+        self.spawn(self._finalize_all(question_id, final))
         return True
 
     async def _finalize_all(self, question_id: QuestionId, record: QuestionRecord) -> None:
@@ -357,7 +391,7 @@ class Broker:
         final = Finalization(
             kind=final_kind(result),
             status_line=status_line(result, list(record.request.questions)),
-            prompt=build_prompt(record, adapter.capabilities(delivery.surface).buttons),
+            prompt=self.prompt_for_surface(record, delivery.surface),
             answered_on=record.answered_by.surface if record.answered_by else None,
         )
         target = Delivery(delivery.question_id, delivery.surface,

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import secrets
 import tomllib
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -49,11 +50,50 @@ class WebConfig(_Section):
     enabled: bool = True
 
 
+def _ascending(values: list[float], key: str) -> None:
+    if any(b <= a for a, b in itertools.pairwise(values)):
+        raise ValueError(f"{key} must be in ascending order, each later than the one before "
+                         f"(got {values})")
+
+
+class EscalationTier(_Section):
+    """Surfaces that get the prompt `after` seconds past the ask, if nobody answered."""
+
+    after: float = Field(gt=0, description="seconds after the ask")
+    surfaces: list[str] = Field(min_length=1)
+
+
 class AgentConfig(_Section):
     name: str = Field(min_length=1, max_length=64)
     token_env: str
     role: Literal["main", "subagent"] = "main"
     surfaces: list[str] = Field(default_factory=lambda: ["web"])
+    remind_after: list[float] = Field(default_factory=list)
+    """Seconds after the ask at which every live prompt gets a reminder."""
+    escalation: list[EscalationTier] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _reach_in_order(self) -> AgentConfig:
+        if any(t <= 0 for t in self.remind_after):
+            raise ValueError(f"remind_after takes seconds greater than 0 (got {self.remind_after})")
+        _ascending(self.remind_after, "remind_after")
+        _ascending([t.after for t in self.escalation], "escalation tiers' `after`")
+        return self
+
+
+EventType = Literal["question.created", "question.delivered", "question.reminded",
+                    "question.escalated", "question.resolved"]
+EVENT_TYPES: tuple[EventType, ...] = get_args(EventType)
+
+
+class EventHookConfig(_Section):
+    """Where question events are POSTed, signed with the secret in `secret_env`."""
+
+    url: str = Field(pattern=r"^https?://")
+    secret_env: str
+    types: list[EventType] = Field(default_factory=lambda: list(EVENT_TYPES))
+    retry_start_seconds: float = Field(default=5.0, gt=0)
+    """The first retry's delay; each further one doubles, up to 15 minutes."""
 
 
 class BridgeConfig(BaseModel):
@@ -64,6 +104,7 @@ class BridgeConfig(BaseModel):
     store: StoreConfig = StoreConfig()
     web: WebConfig = WebConfig()
     agents: list[AgentConfig] = Field(default_factory=list)
+    events: list[EventHookConfig] = Field(default_factory=list)
     data_dir: str = ".askbridge"
 
     @model_validator(mode="after")

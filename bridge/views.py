@@ -16,6 +16,9 @@ def delivery_view(d: DeliveryRecord) -> dict[str, Any]:
         "messageRef": d.message_ref,
         "error": d.error,
         "finalized": d.finalized,
+        "tier": d.tier,
+        "deliveredAt": iso(d.delivered_at),
+        "reminders": d.reminders,
     }
 
 

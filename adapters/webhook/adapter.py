@@ -23,7 +23,7 @@ from adapters.webhook.freshness import (
     timestamp_headers,
 )
 from adapters.webhook.inbound import InboundText, to_event
-from adapters.webhook.render import console_block, prompt_payload, status_payload
+from adapters.webhook.render import console_block, prompt_payload, reminder_payload, status_payload
 from bridge import (
     SIGNATURE_HEADER,
     Capabilities,
@@ -33,6 +33,7 @@ from bridge import (
     InboundSink,
     MessageRef,
     Prompt,
+    Reminder,
     SurfaceId,
     sign,
     surface_target,
@@ -84,6 +85,12 @@ class WebhookAdapter:
         payload = prompt_payload(conversation, prompt)
         await self._send(name, conversation, payload)
         return MessageRef(prompt.question_id)
+
+    async def remind(self, delivery: Delivery, reminder: Reminder) -> MessageRef | None:
+        """POST `kind: "reminder"`; a reply carries the same `replyTo` (the question id)."""
+        name, conversation = self._split(delivery.surface)
+        await self._send(name, conversation, reminder_payload(conversation, reminder))
+        return None
 
     async def finalize(self, delivery: Delivery, final: Finalization) -> None:
         name, conversation = self._split(delivery.surface)

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from bridge import Finalization, Prompt
+from bridge import Finalization, Prompt, Reminder
 
 
 def prompt_payload(conversation: str, prompt: Prompt) -> dict[str, Any]:
     return {"conversation": conversation, "questionId": prompt.question_id, "kind": "prompt",
             "text": prompt.text}
+
+
+def reminder_payload(conversation: str, reminder: Reminder) -> dict[str, Any]:
+    return {"conversation": conversation, "questionId": reminder.prompt.question_id,
+            "kind": "reminder", "text": reminder.text}
 
 
 def status_payload(conversation: str, final: Finalization) -> dict[str, Any]:

@@ -67,6 +67,25 @@ class DeliveryRecord:
     message_ref: MessageRef | None = None
     error: str | None = None
     finalized: bool = False
+    tier: int = 0
+    """0 for the agent's own surfaces, n for the n-th escalation tier."""
+    delivered_at: int | None = None
+    reminders: int = 0
+    """How many reminders were posted about this prompt."""
+
+
+TimerKind = Literal["remind", "escalate"]
+
+
+@dataclass(frozen=True, slots=True)
+class TimerRecord:
+    """A reminder (`seq` = its number, from 1) or escalation tier (`seq` = tier, from 1) due at
+    `due_at`; stored with the question so restarts and replicas send each exactly once."""
+
+    question_id: QuestionId
+    kind: TimerKind
+    seq: int
+    due_at: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +96,18 @@ class Resolution:
     summary: str
     resolved_at: int
     answered_by: AnsweredBy | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OutboxEvent:
+    """One event for one hook URL; `body` is the exact JSON sent on every try."""
+
+    id: str
+    url: str
+    type: str
+    body: str
+    attempts: int = 0
+    next_at: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,8 +127,10 @@ class Store(Protocol):
 
     async def close(self) -> None: ...
 
-    async def create_question(self, record: QuestionRecord, surfaces: list[SurfaceId]) -> None:
-        """Insert the question and a `sending` delivery per surface, atomically.
+    async def create_question(
+        self, record: QuestionRecord, surfaces: list[SurfaceId], timers: Sequence[TimerRecord] = ()
+    ) -> None:
+        """Insert the question, a `sending` delivery per surface and its timers, atomically.
 
         Raises `PendingConflict` when (agent, session) already has a pending question.
         """
@@ -144,7 +177,9 @@ class Store(Protocol):
 
     async def find_delivery(
         self, surface: SurfaceId, message_ref: MessageRef
-    ) -> DeliveryRecord | None: ...
+    ) -> DeliveryRecord | None:
+        """The delivery whose prompt, or one of whose reminders, is `message_ref` on `surface`."""
+        ...
 
     async def unfinalized(self) -> list[DeliveryRecord]:
         """Delivered prompts of ended questions not yet finalized (work left by a crash)."""
@@ -173,6 +208,54 @@ class Store(Protocol):
     async def listen(self, handler: Callable[[str, QuestionId], None]) -> None:
         """Call `handler(event, question_id)` (`created`, `delivery`, `resolved`) for changes
         committed by other processes sharing this store; a single-process store never calls it."""
+        ...
+
+    # reach: timers, escalation deliveries, reminders, event outbox ---------------------------
+
+    async def open_timers(self) -> list[TimerRecord]:
+        """Timers not yet sent of every pending question (restart)."""
+        ...
+
+    async def timers_of(self, question_id: QuestionId) -> list[TimerRecord]:
+        """The question's timers not yet sent (a replica hearing of another's ask)."""
+        ...
+
+    async def claim_timer(self, timer: TimerRecord, lease_ms: int) -> bool:
+        """Take the timer for sending; True for one caller until it is done or its lease lapses."""
+        ...
+
+    async def timer_done(self, timer: TimerRecord) -> None: ...
+
+    async def add_deliveries(
+        self, question_id: QuestionId, surfaces: Sequence[SurfaceId], tier: int
+    ) -> list[SurfaceId]:
+        """Add `sending` deliveries for an escalation tier; returns the surfaces that were new."""
+        ...
+
+    async def note_reminder(
+        self, question_id: QuestionId, surface: SurfaceId, message_ref: MessageRef | None
+    ) -> None:
+        """Count a reminder posted on `surface`, and remember its message so replies bind."""
+        ...
+
+    async def enqueue_events(self, events: Sequence[OutboxEvent]) -> None: ...
+
+    async def due_events(self, now: int, limit: int) -> list[OutboxEvent]:
+        """Events not yet delivered whose next try is due, oldest first."""
+        ...
+
+    async def next_event_at(self) -> int | None:
+        """When the earliest undelivered event is due, or None when there is none."""
+        ...
+
+    async def claim_event(self, event: OutboxEvent, until: int) -> bool:
+        """Take an event for one try (its next try moves to `until`); True for one caller."""
+        ...
+
+    async def event_tried(
+        self, event: OutboxEvent, *, done: bool, next_at: int | None, error: str | None
+    ) -> None:
+        """Record a try: delivered (`done`), to retry at `next_at`, or given up (neither)."""
         ...
 
     async def state_get(self, platform: str, key: str) -> str | None:

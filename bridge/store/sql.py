@@ -11,6 +11,8 @@ from typing import Any, Protocol, cast
 
 from bridge.contract import AskRequest, AskResult
 from bridge.store.adapter_state import AdapterStateQueries
+from bridge.store.outbox import OutboxQueries
+from bridge.store.reach import ReachQueries
 from bridge.store.records import (
     AnsweredBy,
     DeliveryRecord,
@@ -19,6 +21,7 @@ from bridge.store.records import (
     QuestionRecord,
     Resolution,
     SessionInfo,
+    TimerRecord,
     now_ms,
 )
 from bridge.types import AgentName, MessageRef, QuestionId, SessionKey, SurfaceId, UserRef
@@ -28,7 +31,8 @@ QUESTION_COLUMNS = (
     "summary, created_at, expires_at, resolved_at"
 )
 _Q_COLUMNS = ", ".join(f"q.{c.strip()}" for c in QUESTION_COLUMNS.split(","))
-DELIVERY_COLUMNS = "question_id, surface, state, message_ref, error, finalized"
+DELIVERY_COLUMNS = (
+    "question_id, surface, state, message_ref, error, finalized, tier, delivered_at, reminders")
 _D_COLUMNS = ", ".join(f"d.{c.strip()}" for c in DELIVERY_COLUMNS.split(","))
 Row = Sequence[Any]
 ChangeHandler = Callable[[str, QuestionId], None]
@@ -53,9 +57,10 @@ INSERT_QUESTION = (
 INSERT_DELIVERY = (
     "INSERT INTO deliveries (question_id, surface, position, state, updated_at) "
     "VALUES (?, ?, ?, 'sending', ?)")
+INSERT_TIMER = "INSERT INTO timers (question_id, kind, seq, due_at) VALUES (?, ?, ?, ?)"
 UPDATE_DELIVERY = (
-    "UPDATE deliveries SET state = ?, message_ref = ?, error = ?, updated_at = ? "
-    "WHERE question_id = ? AND surface = ?")
+    "UPDATE deliveries SET state = ?, message_ref = ?, error = ?, updated_at = ?, "
+    "delivered_at = ? WHERE question_id = ? AND surface = ?")
 RESOLVE_QUESTION = (
     "UPDATE questions SET status = ?, reason = ?, result = ?, answered_surface = ?, "
     "answered_user = ?, summary = ?, resolved_at = ? WHERE id = ? AND status = 'pending'")
@@ -72,6 +77,19 @@ def question_args(record: QuestionRecord) -> tuple[Any, ...]:
 
 def delivery_args(record: QuestionRecord, surfaces: list[SurfaceId]) -> list[tuple[Any, ...]]:
     return [(record.id, s, i, record.created_at) for i, s in enumerate(surfaces)]
+
+
+def update_delivery_args(
+    question_id: QuestionId, surface: SurfaceId, state: DeliveryState,
+    message_ref: MessageRef | None, error: str | None,
+) -> tuple[Any, ...]:
+    now = now_ms()
+    return (state, message_ref, error, now, now if state == "delivered" else None, question_id,
+            surface)
+
+
+def timer_args(timers: Sequence[TimerRecord]) -> list[tuple[Any, ...]]:
+    return [(t.question_id, t.kind, t.seq, t.due_at) for t in timers]
 
 
 def resolve_args(question_id: QuestionId, resolution: Resolution) -> tuple[Any, ...]:
@@ -122,7 +140,7 @@ def row_to_question(row: Row) -> QuestionRecord:
 
 
 def row_to_delivery(row: Row) -> DeliveryRecord:
-    qid, surface, state, ref, error, finalized = tuple(row)
+    qid, surface, state, ref, error, finalized, tier, delivered_at, reminders = tuple(row)
     return DeliveryRecord(
         question_id=QuestionId(qid),
         surface=SurfaceId(surface),
@@ -130,10 +148,13 @@ def row_to_delivery(row: Row) -> DeliveryRecord:
         message_ref=MessageRef(ref) if ref is not None else None,
         error=error,
         finalized=bool(finalized),
+        tier=int(tier),
+        delivered_at=int(delivered_at) if delivered_at is not None else None,
+        reminders=int(reminders),
     )
 
 
-class SqlStore(AdapterStateQueries):
+class SqlStore(AdapterStateQueries, ReachQueries, OutboxQueries):
     """Every `Store` method as SQL; subclasses provide `_tx()`, `_read()` and `_is_conflict()`."""
 
     shared = False
@@ -172,19 +193,24 @@ class SqlStore(AdapterStateQueries):
             await self._lock_migrations(db)
             await db.execute(
                 "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY)")
-            rows = await db.rows("SELECT COALESCE(MAX(version), 0) FROM schema_version")
-            current = int(rows[0][0]) if rows else 0
+            # Every migration not applied yet, not only those above the highest: branches that
+            # land together may number theirs out of order.
+            applied = {int(r[0]) for r in await db.rows("SELECT version FROM schema_version")}
             for version, sql in migrations():
-                if version > current:
+                if version not in applied:
                     for statement in statements(sql):
                         await db.execute(statement)
                     await db.execute("INSERT INTO schema_version VALUES (?)", (version,))
 
-    async def create_question(self, record: QuestionRecord, surfaces: list[SurfaceId]) -> None:
+    async def create_question(
+        self, record: QuestionRecord, surfaces: list[SurfaceId], timers: Sequence[TimerRecord] = ()
+    ) -> None:
         try:
             async with self._tx() as db:
                 await db.execute(INSERT_QUESTION, question_args(record))
                 await db.executemany(INSERT_DELIVERY, delivery_args(record, surfaces))
+                if timers:
+                    await db.executemany(INSERT_TIMER, timer_args(timers))
                 await self._notify(db, "created", record.id)
         except Exception as exc:
             if self._is_conflict(exc):
@@ -200,8 +226,8 @@ class SqlStore(AdapterStateQueries):
         error: str | None = None,
     ) -> None:
         async with self._tx() as db:
-            await db.execute(UPDATE_DELIVERY, (state, message_ref, error, now_ms(), question_id,
-                                               surface))
+            await db.execute(UPDATE_DELIVERY, update_delivery_args(
+                question_id, surface, state, message_ref, error))
             await self._notify(db, "delivery", question_id)
 
     async def resolve(self, question_id: QuestionId, resolution: Resolution) -> bool:
@@ -266,9 +292,12 @@ class SqlStore(AdapterStateQueries):
     async def find_delivery(
         self, surface: SurfaceId, message_ref: MessageRef
     ) -> DeliveryRecord | None:
+        """The delivery whose prompt, or one of whose reminders, is `message_ref` on `surface`."""
         rows = await self._rows(
-            f"SELECT {DELIVERY_COLUMNS} FROM deliveries WHERE surface = ? AND message_ref = ?",
-            (surface, message_ref))
+            f"SELECT {DELIVERY_COLUMNS} FROM deliveries WHERE surface = ? AND (message_ref = ? "
+            "OR question_id IN (SELECT question_id FROM message_refs "
+            "WHERE surface = ? AND message_ref = ?))",
+            (surface, message_ref, surface, message_ref))
         return row_to_delivery(rows[0]) if rows else None
 
     async def unfinalized(self) -> list[DeliveryRecord]:

@@ -11,11 +11,19 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from bridge.store.records import DeliveryState, PendingConflict, QuestionRecord, Resolution, now_ms
+from bridge.store.records import (
+    DeliveryState,
+    PendingConflict,
+    QuestionRecord,
+    Resolution,
+    TimerRecord,
+    now_ms,
+)
 from bridge.store.sql import (
     DELETE_PARTIALS,
     INSERT_DELIVERY,
     INSERT_QUESTION,
+    INSERT_TIMER,
     MARK_FINALIZED,
     RESOLVE_QUESTION,
     UPDATE_DELIVERY,
@@ -24,6 +32,8 @@ from bridge.store.sql import (
     delivery_args,
     question_args,
     resolve_args,
+    timer_args,
+    update_delivery_args,
 )
 from bridge.types import MessageRef, QuestionId, SurfaceId
 
@@ -113,10 +123,14 @@ class SqliteStore(SqlStore):
             result: T = await db._execute(transaction)  # type: ignore[no-untyped-call]
             return result
 
-    async def create_question(self, record: QuestionRecord, surfaces: list[SurfaceId]) -> None:
+    async def create_question(
+        self, record: QuestionRecord, surfaces: list[SurfaceId], timers: Sequence[TimerRecord] = ()
+    ) -> None:
         def work(conn: sqlite3.Connection) -> None:
             conn.execute(INSERT_QUESTION, question_args(record))
             conn.executemany(INSERT_DELIVERY, delivery_args(record, surfaces))
+            if timers:
+                conn.executemany(INSERT_TIMER, timer_args(timers))
 
         try:
             await self._in_thread(work)
@@ -133,7 +147,7 @@ class SqliteStore(SqlStore):
         message_ref: MessageRef | None = None,
         error: str | None = None,
     ) -> None:
-        args = (state, message_ref, error, now_ms(), question_id, surface)
+        args = update_delivery_args(question_id, surface, state, message_ref, error)
         await self._in_thread(lambda conn: conn.execute(UPDATE_DELIVERY, args))
 
     async def resolve(self, question_id: QuestionId, resolution: Resolution) -> bool:

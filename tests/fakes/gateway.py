@@ -25,6 +25,9 @@ class Gateway:
     def prompts(self) -> list[dict[str, Any]]:
         return [p for p in self.received if p["kind"] == "prompt"]
 
+    def reminders(self) -> list[dict[str, Any]]:
+        return [p for p in self.received if p["kind"] == "reminder"]
+
     def statuses(self) -> list[dict[str, Any]]:
         return [p for p in self.received if p["kind"] == "status"]
 

@@ -19,6 +19,7 @@ from bridge.store import (
     now_ms,
 )
 from bridge.store.postgres import PostgresStore
+from bridge.store.records import OutboxEvent, TimerRecord
 from bridge.types import AgentName, MessageRef, QuestionId, SessionKey, SurfaceId, UserRef
 from tests.harness import until
 from tests.pg import scratch_database, server_url
@@ -180,3 +181,54 @@ async def test_adapter_state_is_kept_per_platform_and_found_by_prefix(store: Sto
     assert await store.state_delete("web", "push:a") is True
     assert await store.state_delete("web", "push:a") is False
     assert [k for k, _ in await store.state_items("web", "push:")] == ["push:b"]
+
+
+async def test_timers_are_stored_with_the_question_and_claimed_once(store: Store) -> None:
+    q = record("q1")
+    timers = [TimerRecord(q.id, "remind", 1, q.created_at + 1000),
+              TimerRecord(q.id, "escalate", 1, q.created_at + 2000)]
+    await store.create_question(q, SURFACES, timers)
+    assert await store.open_timers() == timers
+    assert await store.timers_of(q.id) == timers
+    claims = await asyncio.gather(*(store.claim_timer(timers[0], 60_000) for _ in range(5)))
+    assert claims.count(True) == 1
+    assert await store.claim_timer(timers[0], 0)  # a lapsed lease (a crash) can be taken again
+    await store.timer_done(timers[0])
+    assert not await store.claim_timer(timers[0], 0)
+    assert await store.open_timers() == timers[1:]
+    await store.resolve(q.id, answered("Staging"))
+    assert await store.open_timers() == []  # only pending questions' timers
+
+
+async def test_escalation_deliveries_and_reminder_refs(store: Store) -> None:
+    await store.create_question(record("q1"), SURFACES)
+    added = await store.add_deliveries(QuestionId("q1"),
+                                       [SurfaceId("web"), SurfaceId("slack:C1")], tier=1)
+    assert added == ["slack:C1"]  # already a surface of the question: not added twice
+    await store.set_delivery(QuestionId("q1"), SurfaceId("slack:C1"), "delivered",
+                             MessageRef("C1/1.5"))
+    by_surface = {d.surface: d for d in await store.deliveries(QuestionId("q1"))}
+    assert by_surface["slack:C1"].tier == 1 and by_surface["web"].tier == 0
+    assert by_surface["slack:C1"].delivered_at is not None
+    assert by_surface["web"].delivered_at is None
+    await store.note_reminder(QuestionId("q1"), SurfaceId("slack:C1"), MessageRef("C1/2.5"))
+    found = await store.find_delivery(SurfaceId("slack:C1"), MessageRef("C1/2.5"))
+    assert found is not None and found.question_id == "q1" and found.reminders == 1
+    assert await store.find_delivery(SurfaceId("web"), MessageRef("C1/2.5")) is None
+
+
+async def test_outbox_keeps_events_until_delivered_or_given_up(store: Store) -> None:
+    now = now_ms()
+    events = [OutboxEvent("e1", "http://a", "question.created", "{}", 0, now),
+              OutboxEvent("e1", "http://b", "question.created", "{}", 0, now),
+              OutboxEvent("e2", "http://a", "question.resolved", "{}", 0, now + 60_000)]
+    await store.enqueue_events(events)
+    await store.enqueue_events(events[:1])  # at-least-once producers may repeat: kept once
+    due = await store.due_events(now, 10)
+    assert [(e.id, e.url) for e in due] == [("e1", "http://a"), ("e1", "http://b")]
+    claims = await asyncio.gather(*(store.claim_event(due[0], now + 30_000) for _ in range(4)))
+    assert claims.count(True) == 1
+    await store.event_tried(due[0], done=True, next_at=None, error=None)
+    await store.event_tried(due[1], done=False, next_at=None, error="HTTP 500")  # given up
+    assert await store.due_events(now + 120_000, 10) == [events[2]]
+    assert await store.next_event_at() == now + 60_000

@@ -1,0 +1,158 @@
+"""Reach: reminders and escalation tiers, fired from durable timers once each, never at or after
+the deadline."""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import itertools
+from collections.abc import Callable, Coroutine, Iterable
+from typing import TYPE_CHECKING, Any
+
+import structlog
+
+from bridge.config import AgentConfig
+from bridge.i18n import tr
+from bridge.store.records import QuestionRecord, TimerRecord, now_ms
+from bridge.types import Delivery, DeliveryError, MessageRef, Prompt, Reminder, Reminding, SurfaceId
+
+if TYPE_CHECKING:
+    from bridge.broker import Broker
+
+log = structlog.get_logger("askbridge.reach")
+LEASE_MS = 60_000
+"""A claimed timer whose sender died is taken again after this long (at the next start)."""
+
+
+def plan(agent: AgentConfig, record: QuestionRecord) -> list[TimerRecord]:
+    """The question's reminders and tiers as timers; those due at or after the deadline dropped."""
+    timers = [TimerRecord(record.id, "remind", n, record.created_at + round(s * 1000))
+              for n, s in enumerate(agent.remind_after, start=1)]
+    timers += [TimerRecord(record.id, "escalate", n, record.created_at + round(t.after * 1000))
+               for n, t in enumerate(agent.escalation, start=1)]
+    return [t for t in timers if t.due_at < record.expires_at]
+
+
+def reminder_text(prompt: Prompt, now_ms_: int | None = None) -> str:
+    """`Reminder: Deploy — still waiting for your answer; expires in 12 min` (in the locale)."""
+    headers = ", ".join(q.header for q in prompt.questions)
+    left = prompt.expires_at.timestamp() - (now_ms_ if now_ms_ is not None else now_ms()) / 1000
+    minutes = round(left / 60)
+    if minutes >= 1:
+        return tr(prompt.locale, "Reminder: {headers} — still waiting for your answer; expires "
+                  "in {minutes} min.", headers=headers, minutes=minutes)
+    return tr(prompt.locale, "Reminder: {headers} — still waiting for your answer; expires "
+              "in under a minute.", headers=headers)
+
+
+class Scheduler:
+    """Every timer of every question in one heap, served by one task (not a handle each)."""
+
+    def __init__(self, fire: Callable[[TimerRecord], Coroutine[Any, Any, None]],
+                 spawn: Callable[[Coroutine[Any, Any, None]], object]) -> None:
+        self._fire = fire
+        self._spawn = spawn
+        self._heap: list[tuple[int, int, TimerRecord]] = []
+        self._known: set[tuple[str, str, int]] = set()
+        self._order = itertools.count()
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def add(self, timers: Iterable[TimerRecord]) -> None:
+        for t in timers:
+            key = (t.question_id, t.kind, t.seq)
+            if key not in self._known:
+                self._known.add(key)
+                heapq.heappush(self._heap, (t.due_at, next(self._order), t))
+        self._wake.set()
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.create_task(self._run())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+            self._task = None
+
+    async def _run(self) -> None:
+        while True:
+            self._wake.clear()
+            if not self._heap:
+                await self._wake.wait()
+                continue
+            delay = (self._heap[0][0] - now_ms()) / 1000
+            if delay > 0:
+                try:  # an earlier timer added meanwhile wakes us
+                    await asyncio.wait_for(self._wake.wait(), delay)
+                except TimeoutError:
+                    pass
+                continue
+            _, _, timer = heapq.heappop(self._heap)
+            self._known.discard((timer.question_id, timer.kind, timer.seq))
+            self._spawn(self._fire(timer))
+
+
+class Reach:
+    """Sends a question's reminders and escalation tiers for the broker."""
+
+    def __init__(self, broker: Broker) -> None:
+        self.broker = broker
+        self.store = broker.store
+        self.scheduler = Scheduler(self.fire, broker.spawn)
+
+    async def fire(self, timer: TimerRecord) -> None:
+        """Send one due timer, if its question is still pending and before the deadline;
+        the store's claim makes it once among restarts and replicas."""
+        record = await self.broker.open_question(timer.question_id)
+        if record is None or now_ms() >= record.expires_at:
+            return
+        if not await self.store.claim_timer(timer, LEASE_MS):
+            return
+        if timer.kind == "remind":
+            await self._remind(record, timer.seq)
+        else:
+            await self._escalate(record, timer.seq)
+        await self.store.timer_done(timer)
+
+    async def _remind(self, record: QuestionRecord, number: int) -> None:
+        live = [d for d in await self.store.deliveries(record.id)
+                if d.state == "delivered" and not d.finalized]
+        sent = await asyncio.gather(*(self._remind_one(record, d.surface, d.message_ref, number)
+                                      for d in live))
+        log.info("question_reminded", question_id=record.id, number=number, surfaces=sum(sent))
+        self.broker.emit("reminded", record.id)
+
+    async def _remind_one(self, record: QuestionRecord, surface: SurfaceId,
+                          ref: MessageRef | None, number: int) -> bool:
+        adapter = self.broker.adapter_for(surface)
+        if not isinstance(adapter, Reminding):
+            return False
+        prompt = self.broker.prompt_for_surface(record, surface)
+        reminder = Reminder(prompt=prompt, text=reminder_text(prompt), number=number)
+        try:
+            async with asyncio.timeout(self.broker.delivery_timeout):
+                posted = await adapter.remind(Delivery(record.id, surface, ref), reminder)
+        except (DeliveryError, TimeoutError) as exc:
+            log.warning("reminder_failed", question_id=record.id, surface=surface,
+                        error=str(exc) or type(exc).__name__)
+            return False
+        except Exception as exc:  # an adapter bug must not stop the other surfaces
+            log.exception("reminder_crashed", question_id=record.id, surface=surface)
+            log.warning("reminder_failed", question_id=record.id, surface=surface,
+                        error=type(exc).__name__)
+            return False
+        await self.store.note_reminder(record.id, surface, posted)
+        return True
+
+    async def _escalate(self, record: QuestionRecord, tier: int) -> None:
+        tiers = self.broker.agent(record.agent).escalation
+        if tier > len(tiers):  # the config lost this tier since the question was asked
+            return
+        surfaces = [SurfaceId(s) for s in dict.fromkeys(tiers[tier - 1].surfaces)]
+        added = await self.store.add_deliveries(record.id, surfaces, tier)
+        self.broker.add_surfaces(record.id, added)
+        log.info("question_escalated", question_id=record.id, tier=tier, surfaces=added)
+        self.broker.emit("escalated", record.id)
+        await asyncio.gather(*(self.broker.deliver_to(record, s) for s in added))

@@ -1,0 +1,243 @@
+"""Reach end to end on the webhook channel: reminders, escalation tiers, durable timers, restarts."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bridge import SIGNATURE_HEADER, sign
+from bridge.config import ConfigError, parse_config
+from bridge.reach import plan
+from bridge.store import now_ms
+from tests.fakes.gateway import Gateway, gateway
+from tests.harness import WEBHOOK_SECRET, make_config, running, until
+
+DEPLOY = {
+    "timeoutSeconds": 60,
+    "questions": [{
+        "id": "deploy_target", "header": "Deploy", "question": "Where should I deploy?",
+        "options": [{"label": "Staging (Recommended)"}, {"label": "Production"}]}],
+}
+
+
+def reach_config(tmp: Path, url: str, **agent: Any) -> Any:
+    config = make_config(tmp, webhooks={"sms": {"secret_env": "HOOK_SECRET", "url": url}})
+    raw = config.model_dump()
+    raw["agents"][0].update(agent)
+    for key in ("server", "web"):
+        raw.pop(key)
+    return parse_config(raw)
+
+
+async def reply(http: Any, conversation: str, text: str, **extra: Any) -> Any:
+    body = json.dumps({"conversation": conversation, "sender": conversation, "text": text,
+                       **extra}).encode()
+    response = await http.post("/v1/channels/webhook/sms", content=body, headers={
+        SIGNATURE_HEADER: sign(WEBHOOK_SECRET, body), "content-type": "application/json"})
+    return response.json()
+
+
+def sent(gw: Gateway, kind: str, conversation: str) -> list[dict[str, Any]]:
+    return [p for p in gw.received if p["kind"] == kind and p["conversation"] == conversation]
+
+
+async def test_a_reminder_goes_to_each_live_prompt_and_answering_it_resolves(tmp_path: Path) -> None:
+    async with gateway(WEBHOOK_SECRET) as gw:
+        config = reach_config(tmp_path, gw.url, remind_after=[1])
+        async with running(config) as r, r.client() as agent, r.http() as http:
+            asked = now_ms()
+            ask = asyncio.create_task(agent.ask(DEPLOY))
+            reminder = (await until(gw.reminders))[0]
+            assert now_ms() - asked >= 1000
+            assert reminder["text"].startswith("Reminder: Deploy — still waiting for your answer")
+            assert "expires in 1 min" in reminder["text"]
+            answer = await reply(http, "+100", "2", replyTo=reminder["questionId"])
+            assert answer["accepted"] is True
+            result = await asyncio.wait_for(ask, 10)
+            assert result.answer_map() == {"deploy_target": ["Production"]}
+            await until(gw.statuses)
+            delivery = (await agent.question(reminder["questionId"]))["deliveries"][0]
+            assert delivery["reminders"] == 1 and delivery["tier"] == 0
+            assert len(gw.reminders()) == 1
+
+
+async def test_a_tier_is_delivered_at_after_answered_there_and_tier_0_finalized(
+    tmp_path: Path,
+) -> None:
+    async with gateway(WEBHOOK_SECRET) as gw:
+        config = reach_config(tmp_path, gw.url, escalation=[
+            {"after": 1, "surfaces": ["webhook:sms:+200"]}])
+        async with running(config) as r, r.client() as agent, r.http() as http:
+            ask = asyncio.create_task(agent.ask(DEPLOY))
+            await until(lambda: sent(gw, "prompt", "+100"))
+            assert not sent(gw, "prompt", "+200")
+            escalated = (await until(lambda: sent(gw, "prompt", "+200")))[0]
+            assert "1) Staging (Recommended)" in escalated["text"]
+            assert (await reply(http, "+200", "1"))["accepted"] is True
+            result = await asyncio.wait_for(ask, 10)
+            assert result.answer_map() == {"deploy_target": ["Staging (Recommended)"]}
+            await until(lambda: sent(gw, "status", "+100") and sent(gw, "status", "+200"))
+            view = await agent.question(escalated["questionId"])
+            tiers = {d["surface"]: d["tier"] for d in view["deliveries"]}
+            assert tiers == {"webhook:sms:+100": 0, "webhook:sms:+200": 1}
+            assert all(d["deliveredAt"] for d in view["deliveries"])
+            assert view["answeredBy"]["surface"] == "webhook:sms:+200"
+
+
+async def test_what_fell_due_while_down_is_sent_once_after_a_restart(tmp_path: Path) -> None:
+    async with gateway(WEBHOOK_SECRET) as gw:
+        config = reach_config(tmp_path, gw.url, remind_after=[1], escalation=[
+            {"after": 2, "surfaces": ["webhook:sms:+200"]}])
+        async with running(config) as r, r.client() as agent:
+            created = await agent.create(DEPLOY)
+            await until(lambda: sent(gw, "prompt", "+100"))
+        await until(lambda: now_ms() > created_ms(created) + 2500, timeout=10)
+        assert not gw.reminders() and not sent(gw, "prompt", "+200")  # nothing while down
+        async with running(config) as r:
+            await until(lambda: gw.reminders() and sent(gw, "prompt", "+200"))
+            await until(lambda: _all_sent(r, created["id"]))
+            assert len(gw.reminders()) == 1
+            assert len(sent(gw, "prompt", "+200")) == 1
+        async with running(config) as r:  # a second restart sends nothing again
+            await until(lambda: r.bridge.broker.reach.scheduler._task is not None)
+            assert await _timers_left(r, created["id"]) == 0
+            assert len(gw.reminders()) == 1
+
+
+def created_ms(created: dict[str, Any]) -> int:
+    from datetime import datetime
+
+    expires = datetime.fromisoformat(created["expiresAt"].replace("Z", "+00:00"))
+    return int(expires.timestamp() * 1000) - 60_000
+
+
+async def _timers_left(r: Any, qid: str) -> int:
+    return len(await r.bridge.store.timers_of(qid))
+
+
+async def _all_sent(r: Any, qid: str) -> bool:
+    return await _timers_left(r, qid) == 0
+
+
+async def test_nothing_is_sent_after_the_question_ended(tmp_path: Path) -> None:
+    async with gateway(WEBHOOK_SECRET) as gw:
+        config = reach_config(tmp_path, gw.url, remind_after=[1], escalation=[
+            {"after": 1.2, "surfaces": ["webhook:sms:+200"]}])
+        async with running(config) as r, r.client() as agent, r.http() as http:
+            ask = asyncio.create_task(agent.ask(DEPLOY))
+            await until(lambda: sent(gw, "prompt", "+100"))
+            assert (await reply(http, "+100", "skip"))["accepted"] is True
+            assert (await asyncio.wait_for(ask, 10)).reason == "skipped"
+            await until(lambda: not r.bridge.broker.reach.scheduler._heap)  # both fell due
+            assert not gw.reminders() and not sent(gw, "prompt", "+200")
+
+
+def test_timers_due_at_or_after_the_deadline_are_never_planned(tmp_path: Path) -> None:
+    from bridge.store import QuestionRecord
+    from bridge.types import AgentName, QuestionId, SessionKey
+
+    config = reach_config(tmp_path, "http://127.0.0.1:9/x", remind_after=[10, 30, 40],
+                          escalation=[{"after": 20, "surfaces": ["web"]},
+                                      {"after": 30, "surfaces": ["web"]}])
+    from bridge.contract import parse_ask_request
+
+    record = QuestionRecord(QuestionId("q_x"), AgentName("assistant"), SessionKey("s"),
+                            parse_ask_request(DEPLOY), "pending", 0, 30_000)
+    timers = plan(config.agents[0], record)
+    assert [(t.kind, t.seq, t.due_at) for t in timers] == [
+        ("remind", 1, 10_000), ("escalate", 1, 20_000)]
+
+
+@pytest.mark.parametrize(("agent", "says"), [
+    ({"remind_after": [600, 300]}, "remind_after must be in ascending order"),
+    ({"remind_after": [0]}, "remind_after takes seconds greater than 0"),
+    ({"escalation": [{"after": 60, "surfaces": ["web"]}, {"after": 30, "surfaces": ["web"]}]},
+     "escalation tiers' `after` must be in ascending order"),
+    ({"escalation": [{"after": 60, "surfaces": []}]}, r"escalation\[0\].surfaces"),
+])
+def test_reach_settings_are_checked_at_start(tmp_path: Path, agent: dict[str, Any],
+                                             says: str) -> None:
+    with pytest.raises(ConfigError, match=says.replace("`", ".")):
+        reach_config(tmp_path, "http://127.0.0.1:9/x", **agent)
+
+
+def test_a_tier_surface_needs_its_adapter(tmp_path: Path) -> None:
+    from bridge.app import Bridge
+    from tests.harness import base_env
+
+    config = reach_config(tmp_path, "http://127.0.0.1:9/x", escalation=[
+        {"after": 60, "surfaces": ["slack:C1"]}])
+    with pytest.raises(ConfigError, match=r"'slack:C1' in escalation\[0\].surfaces"):
+        Bridge.build(config, base_env())
+
+
+async def test_event_hooks_survive_a_failing_receiver_and_arrive_signed_once_per_id(
+    tmp_path: Path,
+) -> None:
+    from aiohttp import web
+
+    from bridge import verify_signature
+    from tests.harness import base_env
+
+    seen: list[dict[str, Any]] = []
+    bodies: dict[str, bytes] = {}
+    failures = {"left": 3}
+
+    async def receive(request: web.Request) -> web.Response:
+        body = await request.read()
+        assert verify_signature("events-secret", body, request.headers.get(SIGNATURE_HEADER))
+        if failures["left"]:
+            failures["left"] -= 1
+            return web.Response(status=503)
+        event = json.loads(body)
+        assert bodies.setdefault(event["id"], body) == body  # a retry is the same event
+        seen.append(event)
+        return web.Response(status=204)
+
+    app = web.Application()
+    app.router.add_post("/hook", receive)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    try:
+        async with gateway(WEBHOOK_SECRET) as gw:
+            config = reach_config(tmp_path, gw.url, remind_after=[1])
+            raw = config.model_dump()
+            raw["events"] = [{"url": f"http://127.0.0.1:{port}/hook", "secret_env": "EV_SECRET",
+                              "retry_start_seconds": 0.05}]
+            config = parse_config({k: v for k, v in raw.items() if k not in ("server", "web")})
+            env = {**base_env(), "EV_SECRET": "events-secret"}
+            async with running(config, env) as r, r.client() as agent, r.http() as http:
+                ask = asyncio.create_task(agent.ask(DEPLOY))
+                await until(gw.reminders)
+                await reply(http, "+100", "1")
+                await asyncio.wait_for(ask, 10)
+                wanted = {"question.created", "question.delivered", "question.reminded",
+                          "question.resolved"}
+                await until(lambda: {e["type"] for e in seen} == wanted)
+        assert failures["left"] == 0
+        assert len({e["id"] for e in seen}) == len(seen)  # every event once (no retry doubled)
+        resolved = next(e for e in seen if e["type"] == "question.resolved")
+        assert resolved["question"]["status"] == "answered"
+        assert resolved["question"]["result"]["answers"]["answers"]["deploy_target"] == {
+            "answers": ["Staging (Recommended)"]}
+        assert all(e["at"].endswith("Z") for e in seen)
+    finally:
+        await runner.cleanup()
+
+
+def test_event_hooks_need_their_secret(tmp_path: Path) -> None:
+    from bridge.app import Bridge
+    from tests.harness import base_env
+
+    raw = make_config(tmp_path).model_dump()
+    raw["events"] = [{"url": "http://127.0.0.1:9/hook", "secret_env": "NOPE_SECRET"}]
+    config = parse_config({k: v for k, v in raw.items() if k not in ("server", "web")})
+    with pytest.raises(ConfigError, match=r"\$NOPE_SECRET"):
+        Bridge.build(config, base_env())
