@@ -15,6 +15,7 @@ import aiohttp
 
 from bench.latency import Bare, Fake, run_latency
 from bench.procs import TOKENS, askbridge_proc, fake_proc, relay_proc
+from bench.reach import run_reach
 from bench.scale import ptb_flood, run_scale
 from bench.stats import Report, Samples, verdict
 from bench.store import run_store
@@ -22,8 +23,8 @@ from bench.store import run_store
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
-    p.add_argument("--only", default="store,latency,scale",
-                   help="comma-separated subset of store, latency, scale")
+    p.add_argument("--only", default="store,latency,scale,reach",
+                   help="comma-separated subset of store, latency, scale, reach")
     p.add_argument("--rounds", type=int, default=200, help="recorded latency rounds per system")
     p.add_argument("--warmup", type=int, default=20, help="unrecorded rounds first")
     p.add_argument("--latency-budget", type=float, default=90.0, help="seconds, at most")
@@ -35,6 +36,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="asks sent while those expire")
     p.add_argument("--restart-sample", type=int, default=20,
                    help="questions answered after the restart, spread over all pending")
+    p.add_argument("--reach-pending", type=int, default=10_000,
+                   help="questions with two reminders and one escalation tier each")
     p.add_argument("--flood", type=int, default=2_000, help="bare PTB sends for the floor")
     p.add_argument("--store-asks", type=int, default=3_000, help="commits per store run")
     p.add_argument("--profile", type=Path, help="run askbridge under cProfile; .prof files here")
@@ -82,6 +85,15 @@ def scale_rows(report: Report, figures: dict[str, object], pending: int) -> None
                verdict(restart["answerable_s"] < 3))
 
 
+def reach_rows(report: Report, f: dict[str, object]) -> None:
+    report.emit("reach", **f)
+    report.row(f"reach: {f['timers']} timers of {f['questions']} pending, fired within 1 s of due",
+               f"{f['fired_within_1s']}/{f['timers']}, p99 {f['fired_late_p99_ms']} ms, max "
+               f"{f['fired_late_max_ms']} ms", "all", verdict(f["fired_within_1s"] == f["timers"]))
+    report.row("reach: RSS (peak) / server CPU per question (ask + 3 timers)",
+               f"{f['rss_mb']} MB ({f['rss_peak_mb']}) / {f['cpu_ms_per_question']} ms")
+
+
 def store_rows(report: Report, figures: dict[str, float]) -> None:
     report.emit("store", **figures)
     for c in (1, 16):
@@ -124,6 +136,9 @@ async def main(args: argparse.Namespace) -> Report:
                         expiring=args.expiring, load=args.expiry_load, sample=args.restart_sample,
                         profile=args.profile / "scale" if args.profile else None)
                     scale_rows(report, result.figures, args.pending)
+                if "reach" in only:
+                    reach_rows(report, await run_reach(http, ctl, tmp, n=args.reach_pending,
+                                                       concurrency=args.concurrency))
             finally:
                 await fake.stop()
     finally:

@@ -122,8 +122,9 @@ def relay_proc(tmp: Path, fake_url: str) -> Proc:
 
 
 def askbridge_proc(tmp: Path, fake_url: str, token: str, name: str = "askbridge",
-                   profile: Path | None = None) -> Proc:
-    """`askbridge serve --config` with a Telegram surface pointed at the fake."""
+                   profile: Path | None = None, agent_extra: str = "") -> Proc:
+    """`askbridge serve --config` with a Telegram surface pointed at the fake; `agent_extra`
+    is TOML appended to the agent's table (reminders, escalation tiers)."""
     port = free_port()
     data = tmp / name
     data.mkdir(parents=True, exist_ok=True)
@@ -146,7 +147,7 @@ name = "bench"
 token_env = "BENCH_AGENT_TOKEN"
 role = "main"
 surfaces = ["telegram:{CHAT_ID}"]
-
+{agent_extra}
 [telegram]
 token_env = "BENCH_TELEGRAM_TOKEN"
 base_url = "{fake_url}/bot"
