@@ -9,11 +9,12 @@ from typing import Any
 
 import pytest
 
-from bridge import SIGNATURE_HEADER, sign
+from bridge import SIGNATURE_HEADER
 from bridge.config import ConfigError, parse_config
 from bridge.reach import plan
 from bridge.store import now_ms
-from tests.fakes.gateway import Gateway, gateway
+from tests.bridge.reach_support import reach_config, reply, sent
+from tests.fakes.gateway import gateway
 from tests.harness import WEBHOOK_SECRET, make_config, running, until
 
 DEPLOY = {
@@ -22,27 +23,6 @@ DEPLOY = {
         "id": "deploy_target", "header": "Deploy", "question": "Where should I deploy?",
         "options": [{"label": "Staging (Recommended)"}, {"label": "Production"}]}],
 }
-
-
-def reach_config(tmp: Path, url: str, **agent: Any) -> Any:
-    config = make_config(tmp, webhooks={"sms": {"secret_env": "HOOK_SECRET", "url": url}})
-    raw = config.model_dump()
-    raw["agents"][0].update(agent)
-    for key in ("server", "web"):
-        raw.pop(key)
-    return parse_config(raw)
-
-
-async def reply(http: Any, conversation: str, text: str, **extra: Any) -> Any:
-    body = json.dumps({"conversation": conversation, "sender": conversation, "text": text,
-                       **extra}).encode()
-    response = await http.post("/v1/channels/webhook/sms", content=body, headers={
-        SIGNATURE_HEADER: sign(WEBHOOK_SECRET, body), "content-type": "application/json"})
-    return response.json()
-
-
-def sent(gw: Gateway, kind: str, conversation: str) -> list[dict[str, Any]]:
-    return [p for p in gw.received if p["kind"] == kind and p["conversation"] == conversation]
 
 
 async def test_a_reminder_goes_to_each_live_prompt_and_answering_it_resolves(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from tests.bridge.reach_support import reach_config, sent
 from tests.fakes.gateway import gateway
 from tests.harness import WEBHOOK_SECRET, running, until
 from tests.pg import scratch_database, server_url
@@ -19,8 +20,6 @@ DEPLOY = {"timeoutSeconds": 60, "questions": [{
 
 
 async def test_each_reminder_and_tier_is_sent_once_among_three_replicas(tmp_path: Path) -> None:
-    from tests.bridge.test_reach import reach_config, sent
-
     async with gateway(WEBHOOK_SECRET) as gw, scratch_database() as url:
         config = reach_config(tmp_path, gw.url, remind_after=[1, 2], escalation=[
             {"after": 1.5, "surfaces": ["webhook:sms:+200"]}])
