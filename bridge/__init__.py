@@ -3,7 +3,7 @@
 from bridge.backoff import backoff
 from bridge.config import BridgeConfig, ConfigError, adapter_section
 from bridge.contract import AskRequest, AskResult, InvalidRequest, Problem, parse_ask_request
-from bridge.i18n import DEFAULT_LOCALE, LOCALES, tr
+from bridge.i18n import DEFAULT_LOCALE, LOCALE_NAMES, LOCALES, Locale, negotiate, time_of_day, tr
 from bridge.parsing import Parsed, Skip, parse_answer, parse_reply
 from bridge.rendering import OTHER_BUTTON, SKIP_BUTTON, prompt_text
 from bridge.security import SIGNATURE_HEADER, sign, verify_signature
@@ -43,6 +43,7 @@ from bridge.types import (
 __all__ = [
     "DEFAULT_LOCALE",
     "LOCALES",
+    "LOCALE_NAMES",
     "OTHER_BUTTON",
     "SIGNATURE_HEADER",
     "SKIP_BUTTON",
@@ -67,6 +68,7 @@ __all__ = [
     "InboundReply",
     "InboundSink",
     "InvalidRequest",
+    "Locale",
     "LongConnection",
     "MessageRef",
     "Observer",
@@ -84,6 +86,7 @@ __all__ = [
     "UserRef",
     "adapter_section",
     "backoff",
+    "negotiate",
     "parse_answer",
     "parse_ask_request",
     "parse_reply",
@@ -91,6 +94,7 @@ __all__ = [
     "sign",
     "surface_platform",
     "surface_target",
+    "time_of_day",
     "tr",
     "verify_signature",
 ]

@@ -13,6 +13,7 @@ import structlog
 from bridge.config import AgentConfig
 from bridge.contract import AskRequest, AskResult
 from bridge.errors import Conflict, Forbidden, NotFound
+from bridge.i18n import DEFAULT_LOCALE
 from bridge.rendering import build_prompt, final_kind, status_line, summary
 from bridge.store.records import (
     AnsweredBy,
@@ -176,6 +177,16 @@ class Broker:
     def lock(self, question_id: QuestionId) -> asyncio.Lock:
         return self._locks.setdefault(question_id, asyncio.Lock())
 
+    def locale_for(self, agent: str, surface: SurfaceId | None) -> str:
+        """The language of a surface: its own config's (reported by its adapter as
+        `Capabilities.locale`), else the agent's, else English."""
+        adapter = self.adapters.get(surface_platform(surface)) if surface else None
+        own = adapter.capabilities(surface).locale if adapter and surface else None
+        if own:
+            return own
+        config = self.agents.get(agent)
+        return config.locale if config is not None else DEFAULT_LOCALE
+
     # asking ------------------------------------------------------------------------------
 
     def agent(self, name: str) -> AgentConfig:
@@ -234,7 +245,8 @@ class Broker:
             await self._delivery_failed(record, surface, f"no {surface_platform(surface)} "
                                         "adapter is configured for this surface")
             return False
-        prompt = build_prompt(record, adapter.capabilities(surface).buttons)
+        prompt = build_prompt(record, adapter.capabilities(surface).buttons,
+                              self.locale_for(record.agent, surface))
         try:
             async with asyncio.timeout(self.delivery_timeout):  # no extra task, unlike wait_for
                 ref = await adapter.deliver(surface, prompt)
@@ -354,10 +366,11 @@ class Broker:
         if not await self.store.mark_finalized(delivery.question_id, delivery.surface):
             return
         result = record.result
+        locale = self.locale_for(record.agent, delivery.surface)
         final = Finalization(
             kind=final_kind(result),
-            status_line=status_line(result, list(record.request.questions)),
-            prompt=build_prompt(record, adapter.capabilities(delivery.surface).buttons),
+            status_line=status_line(result, list(record.request.questions), locale),
+            prompt=build_prompt(record, adapter.capabilities(delivery.surface).buttons, locale),
             answered_on=record.answered_by.surface if record.answered_by else None,
         )
         target = Delivery(delivery.question_id, delivery.surface,

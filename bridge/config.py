@@ -12,6 +12,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from bridge.contract import format_loc
+from bridge.i18n import DEFAULT_LOCALE, Locale
 from bridge.types import AdapterContext
 
 Section = TypeVar("Section", bound=BaseModel)
@@ -47,6 +48,9 @@ class StoreConfig(_Section):
 class WebConfig(_Section):
     token_env: str = "ASKBRIDGE_WEB_TOKEN"
     enabled: bool = True
+    locale: Locale | None = None
+    """The web UI's language when the browser asks for none askbridge has (a person's own
+    choice and Accept-Language come first); also what the server writes for the web surface."""
 
 
 class AgentConfig(_Section):
@@ -54,6 +58,9 @@ class AgentConfig(_Section):
     token_env: str
     role: Literal["main", "subagent"] = "main"
     surfaces: list[str] = Field(default_factory=lambda: ["web"])
+    locale: Locale = DEFAULT_LOCALE
+    """The language askbridge writes in around this agent's questions; a platform section's
+    (or webhook channel's) own `locale` wins for its surfaces."""
 
 
 class BridgeConfig(BaseModel):
