@@ -3,7 +3,16 @@
 from bridge.backoff import backoff
 from bridge.config import BridgeConfig, ConfigError, adapter_section
 from bridge.contract import AskRequest, AskResult, InvalidRequest, Problem, parse_ask_request
-from bridge.i18n import DEFAULT_LOCALE, LOCALE_NAMES, LOCALES, Locale, negotiate, time_of_day, tr
+from bridge.i18n import (
+    DEFAULT_LOCALE,
+    LOCALE_NAMES,
+    LOCALES,
+    Locale,
+    negotiate,
+    time_of_day,
+    tr,
+    translations,
+)
 from bridge.parsing import Parsed, Skip, parse_answer, parse_reply
 from bridge.rendering import OTHER_BUTTON, SKIP_BUTTON, prompt_text
 from bridge.security import SIGNATURE_HEADER, sign, verify_signature
@@ -96,5 +105,6 @@ __all__ = [
     "surface_target",
     "time_of_day",
     "tr",
+    "translations",
     "verify_signature",
 ]

@@ -46,6 +46,11 @@ def messages(locale: str) -> dict[str, str]:
             if m.id and isinstance(m.id, str) and m.string and not m.fuzzy}
 
 
+def translations(locale: str) -> dict[str, str]:
+    """Every translated message of `locale` (empty for English), e.g. for a page's own strings."""
+    return dict(messages(locale))
+
+
 def tr(locale: str, message: str, **fields: object) -> str:
     """`message` in `locale`, with `{name}` fields filled in."""
     text = messages(locale).get(message, message)

@@ -96,26 +96,28 @@ def _html(path: Path, found: Found) -> None:
         found.add(message, str(path.relative_to(ROOT)))
 
 
+def _web(found: Found) -> None:
+    for path in sorted(WEB_STATIC.glob("*.js")):
+        if path.name != "i18n.js":  # it defines t() itself
+            _javascript(path, found)
+    for path in sorted(WEB_STATIC.glob("*.html")):
+        _html(path, found)
+
+
 def extract(root: Path = ROOT) -> Found:
     """Every message in `tr(…)`/`N_(…)` calls, the web UI's `t("…")` calls and marked HTML."""
     found = Found()
     for folder in ("bridge", "adapters"):
         for path in sorted((root / folder).rglob("*.py")):
             _python(path, found)
-    for path in sorted(WEB_STATIC.glob("*.js")):
-        _javascript(path, found)
-    for path in sorted(WEB_STATIC.glob("*.html")):
-        _html(path, found)
+    _web(found)
     return found
 
 
 def web_messages() -> set[str]:
     """The messages the web UI's scripts and page use (what `/ui/api/i18n` hands the page)."""
     found = Found()
-    for path in sorted(WEB_STATIC.glob("*.js")):
-        _javascript(path, found)
-    for path in sorted(WEB_STATIC.glob("*.html")):
-        _html(path, found)
+    _web(found)
     return set(found.messages)
 
 
@@ -152,7 +154,7 @@ def gaps(locale: str, wanted: set[str]) -> Gaps:
 def update(locale: str, found: Found) -> int:
     """Add every missing message (untranslated) and drop obsolete ones; returns how many to do."""
     catalog = load(locale)
-    for message, places in found.messages.items():
+    for message in found.messages:
         if message not in catalog:
             catalog.add(message, "")
     for message in gaps(locale, set(found.messages)).obsolete:
