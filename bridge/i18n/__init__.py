@@ -70,7 +70,8 @@ Locale = Annotated[str, AfterValidator(check_locale)]
 
 def time_of_day(locale: str, at: datetime) -> str:
     """A time of day (UTC) in the locale's own form: `2:30 PM`, `14.30`."""
-    return str(format_time(at.astimezone(UTC), "short", tzinfo=UTC, locale=locale))
+    text = str(format_time(at.astimezone(UTC), "short", tzinfo=UTC, locale=locale))
+    return text.replace("\u202f", " ")  # CLDR's narrow space before AM/PM: plain text channels
 
 
 def negotiate(accept_language: str | None, fallback: str = DEFAULT_LOCALE) -> str:
