@@ -289,7 +289,9 @@ function showConnection() {
 // The language switch: shown once there is a choice; a pick re-renders everything in place.
 function languageSwitch() {
   const select = $("lang");
-  select.replaceChildren(...locales.map((l) => h("option", { value: l.code, text: l.name, selected: l.code === locale })));
+  const short = narrowQuery.matches; // phones: the strip has room for `ID`, not the name
+  select.replaceChildren(...locales.map((l) => h("option", { value: l.code,
+    text: short ? l.code.toUpperCase() : l.name, title: l.name, selected: l.code === locale })));
   select.hidden = locales.length < 2;
   select.onchange = async () => {
     await switchTo(select.value);
@@ -315,6 +317,7 @@ async function start() {
   });
   window.addEventListener("hashchange", () => { const key = decodeHash(); if (key) select(key); });
   narrowQuery.addEventListener("change", renderDock);
+  narrowQuery.addEventListener("change", languageSwitch);
   setInterval(tick, 1000);
   connect();
   refresh();
