@@ -1,0 +1,59 @@
+"""Each adapter's own words — modals, force-reply asks, expiry lines — in the prompt's language."""
+
+from __future__ import annotations
+
+import pytest
+
+from adapters.discord.render import other_modal as discord_modal
+from adapters.discord.render import prompt_messages
+from adapters.slack.render import other_modal as slack_modal
+from adapters.telegram.render import free_text_request, prompt_message
+from adapters.webhook.render import status_payload
+from bridge import Finalization, Prompt, QuestionId, SurfaceId
+from bridge.contract import parse_ask_request
+from bridge.rendering import build_prompt
+from bridge.store.records import QuestionRecord, now_ms
+from tests.adapters.webhook.test_webhook_e2e import CHECKS, DEPLOY
+
+
+def prompt(locale: str, request: dict[str, object] = DEPLOY, buttons: bool = True) -> Prompt:
+    created = now_ms()
+    record = QuestionRecord(id=QuestionId("q_test"), agent="a", session="s",  # type: ignore[arg-type]
+                            request=parse_ask_request(request), status="pending",
+                            created_at=created, expires_at=created + 600_000)
+    return build_prompt(record, buttons, locale)
+
+
+@pytest.mark.parametrize(("locale", "title", "label"), [
+    ("en", "Deploy: your answer", "Your answer"), ("id", "Deploy: jawaban Anda", "Jawaban Anda")])
+def test_discord_modal(locale: str, title: str, label: str) -> None:
+    modal = discord_modal(QuestionId("q_test"), prompt(locale), locale).to_dict()
+    assert modal["title"] == title
+    assert modal["components"][0]["label"] == label
+
+
+@pytest.mark.parametrize(("locale", "send", "cancel"), [("en", "Send", "Cancel"),
+                                                        ("id", "Kirim", "Batal")])
+def test_slack_modal(locale: str, send: str, cancel: str) -> None:
+    view = slack_modal(QuestionId("q_test"), SurfaceId("slack:C1"), "Deploy", "Where?", locale)
+    assert (view["submit"]["text"], view["close"]["text"]) == (send, cancel)
+
+
+def test_telegram_free_text_ask_and_expiry() -> None:
+    text, _ = free_text_request(prompt("id"), None)
+    assert text == "Deploy: balas pesan ini dengan jawaban Anda sendiri."
+    assert "Kedaluwarsa pukul" in prompt_message(prompt("id"))
+    assert "Expires at" in prompt_message(prompt("en"))
+
+
+def test_discord_text_prompt_keeps_everything_but_the_expiry_line() -> None:
+    shown = prompt_messages(prompt("id", {"questions": [CHECKS]}, buttons=False))
+    content = shown[-1]["content"]
+    assert "Kedaluwarsa <t:" in content and "Kedaluwarsa pukul" not in content
+    assert 'Balas "lewati"' in content
+
+
+def test_webhook_status_for_several_questions() -> None:
+    final = Finalization("skipped", "Dilewati", prompt("id", {"questions": [
+        DEPLOY["questions"][0], CHECKS]}, buttons=False))  # type: ignore[index]
+    assert status_payload("+1", final)["text"] == "Pertanyaan Anda: Dilewati"
