@@ -98,8 +98,9 @@ class Inbox:
                 return InboundReply(handled=False, question_id=question_id)  # not sent here
             return self._ended(surface, question_id, chosen)
         record = await self.broker.open_question(question_id)
-        if record is None:
-            return self._ended(surface, question_id, chosen)
+        if record is None:  # a late tap: say so in the language its prompt was in
+            ended = await self.store.get_question(question_id)
+            return self._ended(surface, question_id, self._locale(surface, ended, chosen))
         return record
 
     async def button_pressed(self, event: ButtonPressed) -> InboundReply:
@@ -212,7 +213,8 @@ class Inbox:
     async def _apply_text(self, question_id: QuestionId, event: TextReceived) -> InboundReply:
         record = await self.broker.open_question(question_id)
         if record is None:
-            return self._ended(event.surface, question_id)
+            ended = await self.store.get_question(question_id)
+            return self._ended(event.surface, question_id, self._locale(event.surface, ended))
         loc = self._locale(event.surface, record)
         questions = list(record.request.questions)
         have = await self.store.partial(record.id)

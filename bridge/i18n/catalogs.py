@@ -159,6 +159,8 @@ def update(locale: str, found: Found) -> int:
             catalog.add(message, "")
     for message in gaps(locale, set(found.messages)).obsolete:
         catalog.delete(message)
+    catalog.project, catalog.version, catalog.msgid_bugs_address = "askbridge", "1", ""
+    catalog.last_translator = catalog.language_team = "askbridge"
     with catalog_path(locale).open("wb") as fh:
         write_po(fh, catalog, width=100, sort_output=True, omit_header=False,
                  include_previous=False, no_location=True)

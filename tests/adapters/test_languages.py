@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
+
 import pytest
 
 from adapters.discord.render import other_modal as discord_modal
@@ -57,3 +60,32 @@ def test_webhook_status_for_several_questions() -> None:
     final = Finalization("skipped", "Dilewati", prompt("id", {"questions": [
         DEPLOY["questions"][0], CHECKS]}, buttons=False))  # type: ignore[index]
     assert status_payload("+1", final)["text"] == "Pertanyaan Anda: Dilewati"
+
+
+async def test_taps_are_answered_in_the_agents_language(tmp_path: Path) -> None:
+    """No `[telegram] locale`: the agent's `id` decides, also for a tap after the end."""
+    from tests.adapters.telegram.flows import DM, OWNER, deploy, edited, keyboard
+    from tests.fakes.telegram import TOKEN, FakeTelegram
+    from tests.harness import base_env, make_config, running
+
+    async with FakeTelegram() as fake:
+        fake.add_chat(DM)
+        config = make_config(tmp_path, surfaces=[f"telegram:{DM['id']}"], telegram={
+            "base_url": fake.base_url, "poll_timeout": 1, "retry_base_seconds": 0.05})
+        config = config.model_copy(update={"agents": [
+            a.model_copy(update={"locale": "id"}) for a in config.agents]})
+        async with running(config, {**base_env(), "TELEGRAM_BOT_TOKEN": TOKEN}) as r, \
+                r.client() as client:
+            ask = asyncio.create_task(client.ask(deploy()))
+            prompt = await fake.sent(DM["id"], keyboard)
+            assert fake.buttons(prompt)[-2:] == ["Lainnya…", "Lewati"]
+            query = await fake.tap(prompt, OWNER, "Production")
+            assert (await asyncio.wait_for(ask, 10)).answer_map() == {
+                "deploy_target": ["Production"]}
+            answer = await fake.wait_for(lambda: fake.callback_answer(query))
+            assert answer["text"] == "Terima kasih, tercatat: Production."
+            final = await edited(fake, prompt)
+            assert final["text"].endswith("\n\nDijawab: Production")
+            late = await fake.tap(prompt, OWNER, "Canary")
+            answer = await fake.wait_for(lambda: fake.callback_answer(late))
+            assert answer["text"] == "Pertanyaan ini sudah berakhir."
