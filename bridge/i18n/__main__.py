@@ -23,7 +23,6 @@ def main(argv: list[str]) -> int:
             todo = update(locale, found)
             print(f"{locale}: {todo} message(s) to translate in bridge/locales/{locale}/"
                   "LC_MESSAGES/askbridge.po (empty msgstr)")
-            bad = bad or todo > 0
             continue
         g = gaps(locale, set(found.messages))
         for label, ids in (("missing", g.missing), ("untranslated", g.empty), ("fuzzy", g.fuzzy)):
@@ -32,7 +31,7 @@ def main(argv: list[str]) -> int:
         if g.obsolete:
             print(f"{locale}: {len(g.obsolete)} unused message(s); `update` drops them")
         bad = bad or not g.ok
-    if not bad:
+    if not bad and argv == ["check"]:
         print(f"{len(found.messages)} messages, every one translated in "
               f"{', '.join(translated_locales())}")
     return 1 if bad else 0
