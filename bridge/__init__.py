@@ -3,7 +3,16 @@
 from bridge.backoff import backoff
 from bridge.config import BridgeConfig, ConfigError, adapter_section
 from bridge.contract import AskRequest, AskResult, InvalidRequest, Problem, parse_ask_request
-from bridge.i18n import DEFAULT_LOCALE, LOCALES, tr
+from bridge.i18n import (
+    DEFAULT_LOCALE,
+    LOCALE_NAMES,
+    LOCALES,
+    Locale,
+    negotiate,
+    time_of_day,
+    tr,
+    translations,
+)
 from bridge.parsing import Parsed, Skip, parse_answer, parse_reply
 from bridge.rendering import OTHER_BUTTON, SKIP_BUTTON, prompt_text
 from bridge.security import SIGNATURE_HEADER, sign, verify_signature
@@ -44,6 +53,7 @@ from bridge.types import (
 __all__ = [
     "DEFAULT_LOCALE",
     "LOCALES",
+    "LOCALE_NAMES",
     "OTHER_BUTTON",
     "SIGNATURE_HEADER",
     "SKIP_BUTTON",
@@ -69,6 +79,7 @@ __all__ = [
     "InboundReply",
     "InboundSink",
     "InvalidRequest",
+    "Locale",
     "LongConnection",
     "MessageRef",
     "Observer",
@@ -86,6 +97,7 @@ __all__ = [
     "UserRef",
     "adapter_section",
     "backoff",
+    "negotiate",
     "parse_answer",
     "parse_ask_request",
     "parse_reply",
@@ -93,6 +105,8 @@ __all__ = [
     "sign",
     "surface_platform",
     "surface_target",
+    "time_of_day",
     "tr",
+    "translations",
     "verify_signature",
 ]

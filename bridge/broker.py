@@ -13,6 +13,7 @@ import structlog
 from bridge.config import AgentConfig
 from bridge.contract import AskRequest, AskResult
 from bridge.errors import Conflict, Forbidden, NotFound
+from bridge.i18n import DEFAULT_LOCALE
 from bridge.reach import Reach, plan
 from bridge.rendering import build_prompt, final_kind, status_line, summary
 from bridge.store.records import (
@@ -194,6 +195,16 @@ class Broker:
     def lock(self, question_id: QuestionId) -> asyncio.Lock:
         return self._locks.setdefault(question_id, asyncio.Lock())
 
+    def locale_for(self, agent: str, surface: SurfaceId | None) -> str:
+        """The language of a surface: its own config's (reported by its adapter as
+        `Capabilities.locale`), else the agent's, else English."""
+        adapter = self.adapters.get(surface_platform(surface)) if surface else None
+        own = adapter.capabilities(surface).locale if adapter and surface else None
+        if own:
+            return own
+        config = self.agents.get(agent)
+        return config.locale if config is not None else DEFAULT_LOCALE
+
     # asking ------------------------------------------------------------------------------
 
     def _reaches(self, record: QuestionRecord) -> bool:
@@ -287,7 +298,8 @@ class Broker:
     def prompt_for_surface(self, record: QuestionRecord, surface: SurfaceId) -> Prompt:
         """The prompt as `surface` shows it (native or text, by its adapter's capabilities)."""
         adapter = self.adapter_for(surface)
-        return build_prompt(record, adapter is not None and adapter.capabilities(surface).buttons)
+        return build_prompt(record, adapter is not None and adapter.capabilities(surface).buttons,
+                            self.locale_for(record.agent, surface))
 
     async def _ended(self, question_id: QuestionId) -> bool:
         """Whether the question has ended. In one process, resolutions happen here and drop the
@@ -388,9 +400,10 @@ class Broker:
         if not await self.store.mark_finalized(delivery.question_id, delivery.surface):
             return
         result = record.result
+        locale = self.locale_for(record.agent, delivery.surface)
         final = Finalization(
             kind=final_kind(result),
-            status_line=status_line(result, list(record.request.questions)),
+            status_line=status_line(result, list(record.request.questions), locale),
             prompt=self.prompt_for_surface(record, delivery.surface),
             answered_on=record.answered_by.surface if record.answered_by else None,
         )

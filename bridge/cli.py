@@ -18,6 +18,7 @@ from bridge.config import (
     load_config,
     load_credentials,
 )
+from bridge.i18n import negotiate, tr
 
 EXIT_ANSWERED = 0
 EXIT_NO_ANSWER = 3
@@ -145,8 +146,10 @@ def cmd_reply(args: argparse.Namespace) -> int:
     if response.status_code != 200:
         print(f"askbridge reply: {data}", file=sys.stderr)
         return 1
-    print(data.get("reply") or ("Accepted." if data.get("accepted") else
-                                 "No question is waiting in this conversation."))
+    # The server's reply is in the channel's language; our own two words follow the shell's.
+    locale = negotiate(os.environ.get("LC_ALL") or os.environ.get("LANG"))
+    print(data.get("reply") or (tr(locale, "Accepted.") if data.get("accepted") else
+                                 tr(locale, "No question is waiting in this conversation.")))
     return 0 if data.get("accepted") else 1
 
 

@@ -13,6 +13,7 @@ from typing import Any, Literal, TypeVar, get_args
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from bridge.contract import format_loc
+from bridge.i18n import DEFAULT_LOCALE, Locale
 from bridge.types import AdapterContext
 
 Section = TypeVar("Section", bound=BaseModel)
@@ -48,6 +49,9 @@ class StoreConfig(_Section):
 class WebConfig(_Section):
     token_env: str = "ASKBRIDGE_WEB_TOKEN"
     enabled: bool = True
+    locale: Locale | None = None
+    """The web UI's language when the browser asks for none askbridge has (a person's own
+    choice and Accept-Language come first); also what the server writes for the web surface."""
 
 
 def _ascending(values: list[float], key: str) -> None:
@@ -71,6 +75,9 @@ class AgentConfig(_Section):
     remind_after: list[float] = Field(default_factory=list)
     """Seconds after the ask at which every live prompt gets a reminder."""
     escalation: list[EscalationTier] = Field(default_factory=list)
+    locale: Locale = DEFAULT_LOCALE
+    """The language askbridge writes in around this agent's questions; a platform section's
+    (or webhook channel's) own `locale` wins for its surfaces."""
 
     @model_validator(mode="after")
     def _reach_in_order(self) -> AgentConfig:

@@ -9,6 +9,7 @@ import structlog
 
 from bridge.broker import Broker
 from bridge.contract import AskResult, Question
+from bridge.i18n import DEFAULT_LOCALE, N_, tr
 from bridge.parsing import Parsed, Skip, parse_reply
 from bridge.rendering import build_prompt
 from bridge.store.records import AnsweredBy, QuestionRecord, SessionInfo, iso
@@ -28,26 +29,29 @@ from bridge.views import question_view, question_views
 
 log = structlog.get_logger("askbridge.inbox")
 
-ENDED = "This question has already ended."
-NOT_YOURS = "Sorry, only the person this question is for can answer it."
-SEVERAL = (
+ENDED = N_("This question has already ended.")
+NOT_YOURS = N_("Sorry, only the person this question is for can answer it.")
+SEVERAL = N_(
     "Several questions are waiting here. Reply to the prompt you mean (use your app's reply "
     "feature) so I know which one you are answering."
 )
+SKIPPED = N_("Skipped.")
+"""English message ids; every reply is written with `tr` in the surface's locale."""
 
 
-def _accepted_text(record: QuestionRecord, answers: dict[str, list[str]]) -> str:
+def _accepted_text(record: QuestionRecord, answers: dict[str, list[str]], locale: str) -> str:
     labels: list[str] = []
     for q in record.request.questions:
         options = {o.label for o in q.options}
         for a in answers.get(q.id, []):
             if a not in options:
-                return "Thanks, your answer was recorded."
+                return tr(locale, "Thanks, your answer was recorded.")
             labels.append(a)
-    return f"Thanks, recorded: {', '.join(labels)}."
+    return tr(locale, "Thanks, recorded: {labels}.", labels=", ".join(labels))
 
 
-def _missing_text(questions: list[Question], have: dict[str, list[str]], parsed: Parsed) -> str:
+def _missing_text(questions: list[Question], have: dict[str, list[str]], parsed: Parsed,
+                  locale: str) -> str:
     lines: list[str] = []
     if parsed.unplaced:
         lines.append(parsed.unplaced)
@@ -57,9 +61,11 @@ def _missing_text(questions: list[Question], have: dict[str, list[str]], parsed:
     if len(questions) > 1:
         still = [f"{n}. {q.header}" for n, q in enumerate(questions, start=1) if q.id not in have]
         if have:
-            lines.append(f"Kept {len(have)} of {len(questions)} answers.")
+            lines.append(tr(locale, "Kept {kept} of {count} answers.", kept=len(have),
+                            count=len(questions)))
         if still:
-            lines.append("Still needed: " + ", ".join(still) + ". Reply with lines like `2: 1`.")
+            lines.append(tr(locale, "Still needed: {questions}. Reply with lines like `2: 1`.",
+                            questions=", ".join(still)))
     return "\n".join(lines)
 
 
@@ -70,57 +76,77 @@ class Inbox:
         self.broker = broker
         self.store = broker.store
 
+    def _locale(self, surface: SurfaceId, record: QuestionRecord | None = None,
+                chosen: str | None = None) -> str:
+        """What a reply on `surface` is written in: the person's own choice, else the surface's."""
+        if chosen:
+            return chosen
+        return self.broker.locale_for(record.agent if record else "", surface)
+
+    def _ended(self, surface: SurfaceId, question_id: QuestionId,
+               locale: str | None = None) -> InboundReply:
+        loc = locale or self._locale(surface)
+        return InboundReply(handled=True, text=tr(loc, ENDED), question_id=question_id,
+                            ended=True, locale=loc)
+
     async def _open_for(
-        self, question_id: QuestionId, surface: SurfaceId
+        self, question_id: QuestionId, surface: SurfaceId, chosen: str | None = None
     ) -> QuestionRecord | InboundReply:
         """The pending question `surface` may act on, or the reply saying why not."""
         if not await self.broker.sent_to(question_id, surface):
             if await self.store.get_question(question_id) is not None:
                 return InboundReply(handled=False, question_id=question_id)  # not sent here
-            return InboundReply(handled=True, text=ENDED, question_id=question_id, ended=True)
+            return self._ended(surface, question_id, chosen)
         record = await self.broker.open_question(question_id)
-        if record is None:
-            return InboundReply(handled=True, text=ENDED, question_id=question_id, ended=True)
+        if record is None:  # a late tap: say so in the language its prompt was in
+            ended = await self.store.get_question(question_id)
+            return self._ended(surface, question_id, self._locale(surface, ended, chosen))
         return record
 
     async def button_pressed(self, event: ButtonPressed) -> InboundReply:
         record = await self._open_for(event.question_id, event.surface)
         if isinstance(record, InboundReply):
             return record
+        loc = self._locale(event.surface, record)
         if not event.authorized:
             log.info("answer_refused", question_id=record.id, surface=event.surface)
-            return InboundReply(handled=True, text=NOT_YOURS, question_id=record.id)
+            return InboundReply(handled=True, text=tr(loc, NOT_YOURS), question_id=record.id,
+                                locale=loc)
         if event.action == "other":
-            return InboundReply(handled=True, accepted=True, question_id=record.id,
-                                text="Reply with your own answer.")
+            return InboundReply(handled=True, accepted=True, question_id=record.id, locale=loc,
+                                text=tr(loc, "Reply with your own answer."))
         if event.action == "skip":
-            return await self._finish(record, AskResult.no_answer("skipped"), event, "Skipped.")
+            return await self._finish(record, AskResult.no_answer("skipped"), event,
+                                      tr(loc, SKIPPED), loc)
         question = record.request.questions[0]
         if not (isinstance(event.action, int) and 0 <= event.action < len(question.options)):
-            return InboundReply(handled=True, text="That button is not valid for this question.",
-                                question_id=record.id)
+            return InboundReply(handled=True, question_id=record.id, locale=loc,
+                                text=tr(loc, "That button is not valid for this question."))
         answers = {question.id: [question.options[event.action].label]}
         return await self._finish(record, AskResult.answered(answers), event,
-                                  _accepted_text(record, answers))
+                                  _accepted_text(record, answers, loc), loc)
 
     async def answers_submitted(self, event: AnswerSubmitted) -> InboundReply:
         async with self.broker.lock(event.question_id):
             return await self._apply_form(event)
 
     async def _apply_form(self, event: AnswerSubmitted) -> InboundReply:
-        record = await self._open_for(event.question_id, event.surface)
+        record = await self._open_for(event.question_id, event.surface, event.locale)
         if isinstance(record, InboundReply):
             return record
+        loc = self._locale(event.surface, record, event.locale)
         if not event.authorized:
-            return InboundReply(handled=True, text=NOT_YOURS, question_id=record.id)
+            return InboundReply(handled=True, text=tr(loc, NOT_YOURS), question_id=record.id,
+                                locale=loc)
         if event.answers is None:
-            return await self._finish(record, AskResult.no_answer("skipped"), event, "Skipped.")
-        problem = _check_answers(list(record.request.questions), event.answers)
+            return await self._finish(record, AskResult.no_answer("skipped"), event,
+                                      tr(loc, SKIPPED), loc)
+        problem = _check_answers(list(record.request.questions), event.answers, loc)
         if problem:
-            return InboundReply(handled=True, text=problem, question_id=record.id)
+            return InboundReply(handled=True, text=problem, question_id=record.id, locale=loc)
         answers = _canonical(list(record.request.questions), event.answers)
         return await self._finish(record, AskResult.answered(answers), event,
-                                  _accepted_text(record, answers))
+                                  _accepted_text(record, answers, loc), loc)
 
     async def text_received(self, event: TextReceived) -> InboundReply:
         target = await self._target(event)
@@ -128,7 +154,9 @@ class Inbox:
             return target
         if not event.authorized:
             log.info("answer_refused", question_id=target.id, surface=event.surface)
-            return InboundReply(handled=True, text=NOT_YOURS, question_id=target.id)
+            loc = self._locale(event.surface, target)
+            return InboundReply(handled=True, text=tr(loc, NOT_YOURS), question_id=target.id,
+                                locale=loc)
         async with self.broker.lock(target.id):
             return await self._apply_text(target.id, event)
 
@@ -161,7 +189,8 @@ class Inbox:
         if not candidates:
             return InboundReply(handled=False)
         if len(candidates) > 1:
-            return InboundReply(handled=True, text=SEVERAL)
+            loc = self._locale(event.surface, candidates[0])
+            return InboundReply(handled=True, text=tr(loc, SEVERAL), locale=loc)
         return candidates[0]
 
     async def _replied(self, event: TextReceived) -> QuestionRecord | InboundReply:
@@ -178,29 +207,32 @@ class Inbox:
         if record is None:
             return InboundReply(handled=False)
         if not record.pending:
-            return InboundReply(handled=True, text=ENDED, question_id=record.id, ended=True)
+            return self._ended(event.surface, record.id, self._locale(event.surface, record))
         return record
 
     async def _apply_text(self, question_id: QuestionId, event: TextReceived) -> InboundReply:
         record = await self.broker.open_question(question_id)
         if record is None:
-            return InboundReply(handled=True, text=ENDED, question_id=question_id, ended=True)
+            ended = await self.store.get_question(question_id)
+            return self._ended(event.surface, question_id, self._locale(event.surface, ended))
+        loc = self._locale(event.surface, record)
         questions = list(record.request.questions)
         have = await self.store.partial(record.id)
-        outcome = parse_reply(questions, event.text, have)
+        outcome = parse_reply(questions, event.text, have, locale=loc)
         if isinstance(outcome, Skip):
-            return await self._finish(record, AskResult.no_answer("skipped"), event, "Skipped.")
+            return await self._finish(record, AskResult.no_answer("skipped"), event,
+                                      tr(loc, SKIPPED), loc)
         merged = {**have, **outcome.answers}
         if all(q.id in merged for q in questions) and not outcome.problems:
             answers = {q.id: merged[q.id] for q in questions}
             return await self._finish(record, AskResult.answered(answers), event,
-                                      _accepted_text(record, answers))
+                                      _accepted_text(record, answers, loc), loc)
         if outcome.answers:
             await self.store.save_partial(record.id, outcome.answers)
         log.info("reply_incomplete", question_id=record.id, surface=event.surface,
                  kept=len(merged), problems=len(outcome.problems))
         return InboundReply(handled=True, accepted=bool(outcome.answers), question_id=record.id,
-                            text=_missing_text(questions, merged, outcome))
+                            text=_missing_text(questions, merged, outcome, loc), locale=loc)
 
     async def _finish(
         self,
@@ -208,20 +240,24 @@ class Inbox:
         result: AskResult,
         event: ButtonPressed | TextReceived | AnswerSubmitted,
         text: str,
+        locale: str = DEFAULT_LOCALE,
     ) -> InboundReply:
         by = AnsweredBy(event.surface, event.user)
         if await self.broker.resolve(record.id, result, by):
             return InboundReply(handled=True, accepted=True, text=text, question_id=record.id,
-                                ended=True)
-        return InboundReply(handled=True, text=ENDED, question_id=record.id, ended=True)
+                                ended=True, locale=locale)
+        return self._ended(event.surface, record.id, locale)
 
     # read side for surfaces with their own views (the web UI) ------------------------------
 
-    async def prompt_for(self, question_id: QuestionId) -> Prompt | None:
+    async def prompt_for(
+        self, question_id: QuestionId, surface: SurfaceId | None = None
+    ) -> Prompt | None:
         record = await self.store.get_question(question_id)
         if record is None or not record.pending:
             return None
-        return build_prompt(record, buttons=True)
+        return build_prompt(record, buttons=True,
+                            locale=self.broker.locale_for(record.agent, surface))
 
     async def question_view(self, question_id: QuestionId) -> dict[str, Any] | None:
         record = await self.store.get_question(question_id)
@@ -248,13 +284,15 @@ class Inbox:
         return [view for _, view in sorted(out, key=lambda p: -p[0])]
 
 
-def _check_answers(questions: list[Question], answers: dict[str, list[str]]) -> str | None:
+def _check_answers(questions: list[Question], answers: dict[str, list[str]],
+                   locale: str) -> str | None:
     for q in questions:
         given = [a.strip() for a in answers.get(q.id, []) if a.strip()]
         if not given:
-            return f"{q.header}: choose an option or write your own answer."
+            return tr(locale, "{header}: choose an option or write your own answer.",
+                      header=q.header)
         if not q.multi_select and len(given) > 1:
-            return f"{q.header}: choose just one answer."
+            return tr(locale, "{header}: choose just one answer.", header=q.header)
     return None
 
 

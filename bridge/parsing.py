@@ -6,10 +6,14 @@ import re
 from dataclasses import dataclass, field
 
 from bridge.contract import Question
+from bridge.i18n import DEFAULT_LOCALE, tr
 from bridge.labels import strip_recommended
 
 SKIP_WORDS = frozenset({"skip", "/skip", "lewati", "/lewati"})
-_SEPARATORS = re.compile(r"(?:[\s,;&+]|and(?=[\s,;]|$))+")
+"""Skip in every locale at once (English, Indonesian): a reply is read the same on any surface."""
+CONJUNCTIONS = ("and", "dan")
+"""`1 and 3`, `1 dan 3`, `lint dan build`: every locale's "and" joins choices."""
+_SEPARATORS = re.compile(rf"(?:[\s,;&+]|(?:{'|'.join(CONJUNCTIONS)})(?=[\s,;]|$))+")
 _NUMBER = re.compile(r"^[#(]?\s*(\d{1,6})\s*[.)]?$")
 _TOKEN_NUMBER = re.compile(r"\d{1,6}(?=[\s,;&+]|$)")
 _KEYED = re.compile(r"^\s*([^:\n]{1,80}?)\s*:\s?(.*)$")
@@ -60,12 +64,9 @@ def _match_label(question: Question, text: str) -> int | None:
     return None
 
 
-def _range_message(question: Question, number: int) -> str:
-    count = len(question.options)
-    return (
-        f"There is no option {number}: reply with a number from 1 to {count}, "
-        "the option text, or your own words."
-    )
+def _range_message(question: Question, number: int, locale: str) -> str:
+    return tr(locale, "There is no option {number}: reply with a number from 1 to {count}, the "
+              "option text, or your own words.", number=number, count=len(question.options))
 
 
 def _split_choices(question: Question, text: str) -> tuple[list[int], list[int]] | None:
@@ -97,11 +98,13 @@ def _split_choices(question: Question, text: str) -> tuple[list[int], list[int]]
     return (chosen, bad) if chosen or bad else None
 
 
-def parse_answer(question: Question, text: str) -> list[str] | str:
-    """One question's answer from text: its labels, or the free text; a str result is a problem."""
+def parse_answer(question: Question, text: str, locale: str = DEFAULT_LOCALE) -> list[str] | str:
+    """One question's answer from text: its labels, or the free text; a str result is a problem
+    (written in `locale`)."""
     text = text.strip()
     if not text:
-        return "The reply was empty: reply with a number, the option text, or your own words."
+        return tr(locale, "The reply was empty: reply with a number, the option text, or your "
+                  "own words.")
     labels = [o.label for o in question.options]
     index = _match_label(question, text)
     if index is not None:
@@ -112,14 +115,14 @@ def parse_answer(question: Question, text: str) -> list[str] | str:
             value = int(number.group(1))
             if 1 <= value <= len(labels):
                 return [labels[value - 1]]
-            return _range_message(question, value)
+            return _range_message(question, value, locale)
         return [text]
     split = _split_choices(question, text)
     if split is None:
         return [text]
     chosen, bad = split
     if bad:
-        return _range_message(question, bad[0] + 1)
+        return _range_message(question, bad[0] + 1, locale)
     picked = set(chosen)
     return [label for i, label in enumerate(labels) if i in picked]
 
@@ -146,7 +149,7 @@ def _keyed_line(questions: list[Question], line: str) -> tuple[int, str] | None:
 
 
 def _place_lines(
-    questions: list[Question], lines: list[str], missing: list[int]
+    questions: list[Question], lines: list[str], missing: list[int], locale: str
 ) -> tuple[dict[int, str], str | None]:
     placed: dict[int, str] = {}
     loose: list[str] = []
@@ -162,9 +165,9 @@ def _place_lines(
             loose.append(line)
     open_slots = [i for i in missing if i not in placed]
     if len(loose) > len(open_slots):
-        return placed, (
-            "I could not tell which answer belongs to which question. Reply with one line "
-            "per question, like `1: 2`, or with the question's header before a colon."
+        return placed, tr(
+            locale, "I could not tell which answer belongs to which question. Reply with one "
+            "line per question, like `1: 2`, or with the question's header before a colon."
         )
     for index, line in zip(open_slots, loose, strict=False):
         placed[index] = line
@@ -172,9 +175,12 @@ def _place_lines(
 
 
 def parse_reply(
-    questions: list[Question], text: str, already: dict[str, list[str]] | None = None
+    questions: list[Question], text: str, already: dict[str, list[str]] | None = None,
+    locale: str = DEFAULT_LOCALE,
 ) -> ReplyOutcome:
-    """Parse a reply to a whole prompt, given the answers already kept from earlier replies."""
+    """Parse a reply to a whole prompt, given the answers already kept from earlier replies.
+
+    Words of every locale are understood at once; `locale` is what problems are written in."""
     already = already or {}
     if is_skip(text):
         return Skip()
@@ -182,20 +188,21 @@ def parse_reply(
         q = questions[0]
         keyed = _keyed_line(questions, text) if "\n" not in text.strip() else None
         value = keyed[1] if keyed else text
-        answer = parse_answer(q, value)
+        answer = parse_answer(q, value, locale)
         if isinstance(answer, str):
             return Parsed(problems={q.id: answer})
         return Parsed(answers={q.id: answer})
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     missing = [i for i, q in enumerate(questions) if q.id not in already]
-    placed, unplaced = _place_lines(questions, lines, missing or list(range(len(questions))))
+    placed, unplaced = _place_lines(questions, lines, missing or list(range(len(questions))),
+                                    locale)
     answers: dict[str, list[str]] = {}
     problems: dict[str, str] = {}
     for index, value in placed.items():
         q = questions[index]
         if is_skip(value):
             return Skip()
-        answer = parse_answer(q, value)
+        answer = parse_answer(q, value, locale)
         if isinstance(answer, str):
             problems[q.id] = answer
         else:

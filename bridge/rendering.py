@@ -1,10 +1,14 @@
-"""Neutral text the core writes: numbered prompts, status lines, timeline summaries (DESIGN §4)."""
+"""Neutral text the core writes: numbered prompts, status lines, timeline summaries (DESIGN §4).
+
+Everything here is written in a locale (`tr`); the agent's own words pass through untouched.
+"""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
 from bridge.contract import AskResult, Question
+from bridge.i18n import DEFAULT_LOCALE, N_, time_of_day, tr
 from bridge.store.records import QuestionRecord, ms_to_dt
 from bridge.types import (
     Button,
@@ -13,57 +17,72 @@ from bridge.types import (
     PromptQuestion,
 )
 
-OTHER_BUTTON = "Other…"
-SKIP_BUTTON = "Skip"
+OTHER_BUTTON = N_("Other…")
+SKIP_BUTTON = N_("Skip")
+"""English message ids: show them with `tr(prompt.locale, OTHER_BUTTON)`."""
+STATUS = {"skipped": N_("Skipped"), "expired": N_("Expired"), "cancelled": N_("Cancelled"),
+          "undelivered": N_("Undelivered")}
 
 
-def _expiry_line(expires_at: datetime, now: datetime | None = None) -> str:
+def expiry_line(expires_at: datetime, locale: str = DEFAULT_LOCALE,
+                now: datetime | None = None) -> str:
+    """`Expires at 2:30 PM UTC (in 12 min).` — the time in the locale's own form."""
     now = now or datetime.now(UTC)
     minutes = max(0, round((expires_at - now).total_seconds() / 60))
-    span = f"in {minutes} min" if minutes >= 1 else "in under a minute"
-    return f"Expires at {expires_at.strftime('%H:%M')} UTC ({span})."
+    span = (tr(locale, "in {minutes} min", minutes=minutes) if minutes >= 1
+            else tr(locale, "in under a minute"))
+    return tr(locale, "Expires at {time} UTC ({span}).", time=time_of_day(locale, expires_at),
+              span=span)
 
 
-def _option_lines(question: Question, indent: str) -> list[str]:
+def _option_lines(question: Question, indent: str, locale: str) -> list[str]:
     lines = []
     for i, option in enumerate(question.options, start=1):
         detail = f" — {option.description}" if option.description else ""
         lines.append(f"{indent}{i}) {option.label}{detail}")
-    lines.append(f"{indent}Other: reply with your own answer.")
+    lines.append(indent + tr(locale, "Other: reply with your own answer."))
     return lines
 
 
-def _single_text(q: Question) -> list[str]:
-    kind = " (choose one or more)" if q.multi_select else ""
-    lines = [f"{q.header}: {q.question}{kind}", *_option_lines(q, "")]
-    how = "Reply with a number, the option text, or your own words"
+def _kind(q: Question, locale: str) -> str:
+    return " " + tr(locale, "(choose one or more)") if q.multi_select else ""
+
+
+def _single_text(q: Question, locale: str) -> list[str]:
+    lines = [f"{q.header}: {q.question}{_kind(q, locale)}", *_option_lines(q, "", locale)]
     if q.multi_select:
-        how += "; for several choices, list them like 1,3"
-    lines += ["", how + '. Reply "skip" to skip.']
-    return lines
+        how = tr(locale, "Reply with a number, the option text, or your own words; for several "
+                 'choices, list them like 1,3. Reply "skip" to skip.')
+    else:
+        how = tr(locale, 'Reply with a number, the option text, or your own words. Reply "skip" '
+                 "to skip.")
+    return [*lines, "", how]
 
 
-def _multi_text(questions: list[Question]) -> list[str]:
-    lines = [f"{len(questions)} questions:"]
+def _multi_text(questions: list[Question], locale: str) -> list[str]:
+    lines = [tr(locale, "{count} questions:", count=len(questions))]
     for n, q in enumerate(questions, start=1):
-        kind = " (choose one or more)" if q.multi_select else ""
-        lines += ["", f"{n}. {q.header}: {q.question}{kind}", *_option_lines(q, "   ")]
+        lines += ["", f"{n}. {q.header}: {q.question}{_kind(q, locale)}",
+                  *_option_lines(q, "   ", locale)]
     example = "\n".join(f"{n}: {'1,3' if q.multi_select else '2'}" for n, q in
                         enumerate(questions, start=1))
     lines += [
         "",
-        "Reply with one line per question, each starting with its number, for example:",
+        tr(locale, "Reply with one line per question, each starting with its number, for "
+           "example:"),
         example,
-        "After the colon: a number, the option text, or your own words (1,3 for several "
-        'choices). Reply "skip" to skip all.',
+        tr(locale, "After the colon: a number, the option text, or your own words (1,3 for "
+           'several choices). Reply "skip" to skip all.'),
     ]
     return lines
 
 
-def prompt_text(questions: list[Question], expires_at: datetime) -> str:
-    """The numbered plain-text prompt every text surface sends."""
-    lines = _single_text(questions[0]) if len(questions) == 1 else _multi_text(questions)
-    return "\n".join([*lines, _expiry_line(expires_at)])
+def prompt_text(questions: list[Question], expires_at: datetime,
+                locale: str = DEFAULT_LOCALE) -> str:
+    """The numbered plain-text prompt every text surface sends; its last line is the expiry."""
+    lines = (_single_text(questions[0], locale) if len(questions) == 1
+             else _multi_text(questions, locale))
+    return "\n".join([*lines, expiry_line(expires_at, locale)])
 
 
 def wants_buttons(questions: list[Question]) -> bool:
@@ -71,16 +90,17 @@ def wants_buttons(questions: list[Question]) -> bool:
     return len(questions) == 1 and not questions[0].multi_select
 
 
-def prompt_buttons(question: Question) -> tuple[Button, ...]:
+def prompt_buttons(question: Question, locale: str = DEFAULT_LOCALE) -> tuple[Button, ...]:
     options = tuple(
         Button(label=o.label, action=i, primary=(i == 0 and o.label.endswith("(Recommended)")))
         for i, o in enumerate(question.options)
     )
-    return (*options, Button(OTHER_BUTTON, "other"), Button(SKIP_BUTTON, "skip"))
+    return (*options, Button(tr(locale, OTHER_BUTTON), "other"),
+            Button(tr(locale, SKIP_BUTTON), "skip"))
 
 
-def build_prompt(record: QuestionRecord, buttons: bool) -> Prompt:
-    """The prompt for one surface; `buttons` when the surface can show them."""
+def build_prompt(record: QuestionRecord, buttons: bool, locale: str = DEFAULT_LOCALE) -> Prompt:
+    """The prompt for one surface, in its locale; `buttons` when the surface can show them."""
     questions = list(record.request.questions)
     expires = ms_to_dt(record.expires_at)
     first = questions[0]
@@ -103,10 +123,11 @@ def build_prompt(record: QuestionRecord, buttons: bool) -> Prompt:
             for q in questions
         ),
         expires_at=expires,
-        text=prompt_text(questions, expires),
+        text=prompt_text(questions, expires, locale),
         title=first.header,
         body="\n".join(body_lines),
-        buttons=prompt_buttons(first) if use_buttons else None,
+        buttons=prompt_buttons(first, locale) if use_buttons else None,
+        locale=locale,
     )
 
 
@@ -120,24 +141,28 @@ def final_kind(result: AskResult) -> FinalKind:
     return result.reason or "cancelled"
 
 
-def status_line(result: AskResult, questions: list[Question]) -> str:
+def status_line(result: AskResult, questions: list[Question],
+                locale: str = DEFAULT_LOCALE) -> str:
     """`Answered: <labels>`, or `Answered` when any answer is free text (never echoed)."""
     kind = final_kind(result)
     if kind != "answered":
-        return {"skipped": "Skipped", "expired": "Expired", "cancelled": "Cancelled",
-                "undelivered": "Undelivered"}[kind]
+        return tr(locale, STATUS[kind])
     answers = result.answer_map()
     labels: list[str] = []
     for q in questions:
         for a in answers.get(q.id, []):
             if not _is_label(q, a):
-                return "Answered"
+                return tr(locale, "Answered")
             labels.append(a)
-    return f"Answered: {', '.join(labels)}" if labels else "Answered"
+    if not labels:
+        return tr(locale, "Answered")
+    return tr(locale, "Answered: {labels}", labels=", ".join(labels))
 
 
 def summary(result: AskResult, questions: list[Question]) -> str:
-    """The timeline line: `Header: answer, answer` per question, or Skipped / Expired / …."""
+    """The timeline line: `Header: answer, answer` per question, or Skipped / Expired / ….
+
+    Kept in the record for agents and the API, so always in English."""
     if result.status != "answered":
         return status_line(result, questions)
     answers = result.answer_map()

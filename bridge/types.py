@@ -44,6 +44,10 @@ class Capabilities:
     modals: bool = False
     reply_to: bool = False
     max_len: int = 4000
+    locale: str | None = None
+    """The language this surface's own config asks for (`[telegram] locale`, a webhook
+    channel's); None follows the agent's. The broker writes the surface's prompts,
+    status lines and replies in it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +74,8 @@ class PromptQuestion:
 class Prompt:
     """A question ready to deliver.
 
-    `text` is the neutral numbered plain text (always present; text surfaces send it as is).
+    `text` is the neutral numbered plain text (always present; text surfaces send it as is);
+    its last line says when it expires.
     `buttons` is set only when the prompt may be shown with native buttons on this surface;
     then `title` (header) and `body` (question + option descriptions) are what goes above them.
     """
@@ -154,6 +159,9 @@ class AnswerSubmitted:
     answers: dict[str, list[str]] | None
     """None means Skip."""
     authorized: bool = True
+    locale: str | None = None
+    """The language the person chose on this surface (the web UI's switch); None follows
+    the surface's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,6 +177,8 @@ class InboundReply:
     text: str | None = None
     question_id: QuestionId | None = None
     ended: bool = False
+    locale: str = "en"
+    """The language `text` is in; adapters write their own follow-ups (modals, hints) in it."""
 
 
 class InboundSink(Protocol):
@@ -180,8 +190,11 @@ class InboundSink(Protocol):
 
     async def answers_submitted(self, event: AnswerSubmitted) -> InboundReply: ...
 
-    async def prompt_for(self, question_id: QuestionId) -> Prompt | None:
-        """The prompt of a still-pending question (for re-rendering), or None when it ended."""
+    async def prompt_for(
+        self, question_id: QuestionId, surface: SurfaceId | None = None
+    ) -> Prompt | None:
+        """The prompt of a still-pending question (for re-rendering), or None when it ended;
+        in `surface`'s language when given."""
         ...
 
     async def question_view(self, question_id: QuestionId) -> dict[str, Any] | None:

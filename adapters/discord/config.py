@@ -6,6 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from bridge import Locale
+
 
 class DiscordConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -23,6 +25,8 @@ class DiscordConfig(BaseModel):
     """How long `start()` waits for the gateway's READY before going on in the background."""
     guild_ready_timeout: float = Field(default=2.0, ge=0, le=60)
     """discord.py's wait for the servers' GUILD_CREATE events after READY."""
+    locale: Locale | None = None
+    """The language of Discord prompts, replies and modals (`en`, `id`); default: the agent's."""
 
     @field_validator("api_base", "gateway_url")
     @classmethod

@@ -10,7 +10,7 @@ import discord
 import structlog
 
 from adapters.discord import render
-from bridge import ButtonPressed, InboundReply, InboundSink, Prompt, TextReceived
+from bridge import ButtonPressed, InboundReply, InboundSink, Prompt, TextReceived, tr
 
 log = structlog.get_logger("askbridge.discord")
 T = TypeVar("T")
@@ -24,16 +24,18 @@ async def answer_tap(interaction: discord.Interaction[Any], sink: InboundSink,
     async def decide() -> tuple[InboundReply, Prompt | None]:
         reply = await sink.button_pressed(event)
         wants_modal = event.action == "other" and reply.accepted
-        return reply, await sink.prompt_for(event.question_id) if wants_modal else None
+        return reply, (await sink.prompt_for(event.question_id, event.surface) if wants_modal
+                       else None)
 
     (reply, prompt), late = await in_time(interaction, decide())
     log.info("discord_tap", question_id=event.question_id, action=event.action,
              authorized=event.authorized, accepted=reply.accepted)
     if event.action == "other" and reply.accepted:
         if late:  # a modal cannot follow a deferral; a reply to the prompt still works
-            await tell(interaction, "Reply to the prompt with your own answer.", late)
+            await tell(interaction, tr(reply.locale, "Reply to the prompt with your own answer."),
+                       late)
             return
-        modal = render.other_modal(event.question_id, prompt)
+        modal = render.other_modal(event.question_id, prompt, reply.locale)
         await interaction.response.send_modal(modal)
         modal.stop()  # the submit is handled by its custom id, even after a restart
         return
@@ -58,8 +60,8 @@ async def tell(interaction: discord.Interaction[Any], text: str, deferred: bool)
 
 def fallback(reply: InboundReply) -> str:
     if reply.accepted:
-        return "Thanks, your answer was recorded."
-    return "This question has already ended."
+        return tr(reply.locale, "Thanks, your answer was recorded.")
+    return tr(reply.locale, "This question has already ended.")
 
 
 async def answer_text(interaction: discord.Interaction[Any], sink: InboundSink,

@@ -7,7 +7,7 @@ from typing import Any
 import discord
 from discord.utils import escape_markdown
 
-from bridge import Button, ButtonAction, Finalization, MessageRef, Prompt, QuestionId
+from bridge import Button, ButtonAction, Finalization, MessageRef, Prompt, QuestionId, tr
 
 MAX_CONTENT = 2000
 """Discord's message length limit."""
@@ -58,7 +58,7 @@ def components(prompt: Prompt) -> list[dict[str, Any]]:
 
 
 def _expiry(prompt: Prompt) -> str:
-    return f"Expires <t:{int(prompt.expires_at.timestamp())}:R>."
+    return tr(prompt.locale, "Expires {when}.", when=f"<t:{int(prompt.expires_at.timestamp())}:R>")
 
 
 def _button_text(prompt: Prompt) -> str:
@@ -67,7 +67,7 @@ def _button_text(prompt: Prompt) -> str:
 
 def _text_chunks(prompt: Prompt) -> list[str]:
     """The numbered text without its expiry line (that goes last), in pieces Discord accepts."""
-    lines = [ln for ln in prompt.text.splitlines() if not ln.startswith("Expires at ")]
+    lines = prompt.text.splitlines()[:-1]  # the text's last line is always its expiry
     chunks: list[str] = []
     current = ""
     for line in escape_markdown("\n".join(lines)).splitlines():
@@ -98,21 +98,23 @@ def final_edit(final: Finalization, surface: str) -> dict[str, Any]:
     text = _button_text(prompt) if prompt.buttons else _text_chunks(prompt)[-1]
     status = final.status_line
     if final.kind == "answered" and final.answered_on not in (None, surface):
-        status = f"{status} (elsewhere)"
+        status = tr(prompt.locale, "{status} (elsewhere)", status=status)
     return {"content": f"{text}\n\n**{escape_markdown(status)}**"[:MAX_CONTENT],
             "components": [], "allowed_mentions": NO_MENTIONS}
 
 
-def other_modal(question_id: QuestionId, prompt: Prompt | None) -> discord.ui.Modal:
+def other_modal(question_id: QuestionId, prompt: Prompt | None,
+                locale: str) -> discord.ui.Modal:
     """`Other…`: a modal with one text input; its submit is handled by custom id, not memory."""
-    title = (f"{prompt.title}: your answer" if prompt else "Your answer")[:45]
+    title = (tr(locale, "{header}: your answer", header=prompt.title) if prompt
+             else tr(locale, "Your answer"))[:45]
     modal = discord.ui.Modal(title=title, custom_id=custom_id(question_id, MODAL_ACTION),
                              timeout=None)
     question = prompt.questions[0].question if prompt else None
     text_input: discord.ui.TextInput[discord.ui.Modal] = discord.ui.TextInput(
         custom_id=ANSWER_INPUT, style=discord.TextStyle.paragraph, max_length=1000)
     modal.add_item(discord.ui.Label(
-        text="Your answer", component=text_input,
+        text=tr(locale, "Your answer"), component=text_input,
         description=question if question is None or len(question) <= 100
         else question[:99] + "…"))
     return modal

@@ -48,11 +48,11 @@ from bridge import (
     MessageRef,
     Prompt,
     SurfaceId,
+    tr,
 )
 
 log = structlog.get_logger("askbridge.slack").bind(platform="slack")
 EVENTS_PATH = "/slack/events"
-OTHER_BY_THREAD = "Reply in this message's thread with your own answer."
 _NETWORK = (SlackClientError, aiohttp.ClientError, TimeoutError, OSError)
 
 
@@ -105,7 +105,7 @@ class SlackAdapter:
     def capabilities(self, surface: SurfaceId) -> Capabilities:
         in_thread = split_target(surface)[1] is not None
         return Capabilities(buttons=True, edits=True, modals=True, reply_to=not in_thread,
-                            max_len=3900)
+                            max_len=3900, locale=self.config.locale)
 
     def routes(self) -> Sequence[BaseRoute]:
         if self.config.mode != "http":
@@ -247,19 +247,20 @@ class SlackAdapter:
     async def _ask_other(self, click: Click) -> None:
         """Open the free-text modal; without a usable trigger, ask for a thread reply."""
         assert self._sink is not None
-        prompt = await self._sink.prompt_for(click.event.question_id)
+        prompt = await self._sink.prompt_for(click.event.question_id, click.event.surface)
         if prompt is None:
             return
         if click.trigger_id:
             view = other_modal(prompt.question_id, click.event.surface, prompt.title,
-                               prompt.questions[0].question)
+                               prompt.questions[0].question, prompt.locale)
             try:
                 await self.client.views_open(trigger_id=click.trigger_id, view=view)
                 return
             except _NETWORK as exc:
                 log.info("slack_modal_unavailable", error=_api_error(exc))
         thread = click.thread_ts or click.message_ts
-        await self._tell(click.channel, click.event.user, OTHER_BY_THREAD, thread)
+        await self._tell(click.channel, click.event.user, tr(
+            prompt.locale, "Reply in this message's thread with your own answer."), thread)
 
     async def _on_modal(self, ack: AsyncAck, body: dict[str, Any]) -> None:
         await ack()

@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bridge import Locale
+
 
 class SlackConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -25,3 +27,5 @@ class SlackConfig(BaseModel):
     """How long one Socket Mode connection attempt may take before it is retried."""
     retries: int = Field(default=3, ge=0, le=10)
     """Retries per Web API call for rate limits (Retry-After honoured), 5xx and lost connections."""
+    locale: Locale | None = None
+    """The language of Slack prompts, replies and modals (`en`, `id`); default: the agent's."""

@@ -13,6 +13,7 @@ from bridge import (
     QuestionId,
     SurfaceId,
     surface_target,
+    tr,
 )
 
 ACTION_PREFIX = "ab"
@@ -118,15 +119,15 @@ def final_message(final: Finalization) -> dict[str, Any]:
 
 
 def other_modal(question_id: QuestionId, surface: SurfaceId, title: str,
-                question: str) -> dict[str, Any]:
+                question: str, locale: str) -> dict[str, Any]:
     """The `Other…` modal: one multiline text input; metadata says what it answers."""
     return {
         "type": "modal",
         "callback_id": OTHER_CALLBACK,
         "private_metadata": json.dumps({"q": question_id, "s": surface}),
         "title": {"type": "plain_text", "text": _clip(title, 24)},
-        "submit": {"type": "plain_text", "text": "Send"},
-        "close": {"type": "plain_text", "text": "Cancel"},
+        "submit": {"type": "plain_text", "text": tr(locale, "Send")},
+        "close": {"type": "plain_text", "text": tr(locale, "Cancel")},
         "blocks": [{
             "type": "input",
             "block_id": OTHER_BLOCK,

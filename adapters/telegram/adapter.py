@@ -27,6 +27,7 @@ from adapters.telegram import inbound, render
 from adapters.telegram.calls import Caller, explain
 from adapters.telegram.config import TelegramConfig
 from bridge import (
+    DEFAULT_LOCALE,
     Capabilities,
     Delivery,
     DeliveryError,
@@ -37,13 +38,13 @@ from bridge import (
     QuestionId,
     SurfaceId,
     surface_target,
+    tr,
 )
 
 log = structlog.get_logger("askbridge.telegram")
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 WEBHOOK_PATH = "/telegram/webhook"
 ALLOWED_UPDATES = ["message", "callback_query"]
-INVALID_BUTTON = "This button is no longer valid."
 TelegramApp = Application[Any, Any, Any, Any, Any, Any]
 
 
@@ -68,7 +69,8 @@ class TelegramAdapter:
     # contract ----------------------------------------------------------------------------
 
     def capabilities(self, surface: SurfaceId) -> Capabilities:
-        return Capabilities(buttons=True, edits=True, reply_to=True, max_len=render.MAX_TEXT)
+        return Capabilities(buttons=True, edits=True, reply_to=True, max_len=render.MAX_TEXT,
+                            locale=self.config.locale)
 
     def routes(self) -> Sequence[BaseRoute]:
         if self.config.mode != "webhook":
@@ -249,7 +251,8 @@ class TelegramAdapter:
             return
         event = inbound.button_event(tap, self.config.answerers)
         if event is None:
-            await query.answer(INVALID_BUTTON, show_alert=True)
+            await query.answer(tr(self.config.locale or DEFAULT_LOCALE,
+                                  "This button is no longer valid."), show_alert=True)
             return
         reply = await self._sink.button_pressed(event)
         log.info("telegram_tap", question_id=event.question_id, surface=event.surface,
@@ -262,10 +265,10 @@ class TelegramAdapter:
     async def _ask_free_text(self, update: Update, where: inbound.Where,
                              question_id: QuestionId) -> None:
         assert self._sink is not None
-        prompt = await self._sink.prompt_for(question_id)
+        prompt = await self._sink.prompt_for(question_id, where.surface)
         person = update.effective_user if where.chat_type != inbound.PRIVATE else None
         text, entities = render.free_text_request(prompt, person)
-        placeholder = "Your answer"
+        placeholder = tr(prompt.locale if prompt else DEFAULT_LOCALE, "Your answer")
         message = await self._send(
             self._bot(), where.chat_id, where.thread_id, text,
             ForceReply(selective=True, input_field_placeholder=placeholder), entities=entities)

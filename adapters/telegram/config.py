@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from bridge import Locale
+
 DEFAULT_BASE_URL = "https://api.telegram.org/bot"
 
 
@@ -34,6 +36,8 @@ class TelegramConfig(BaseModel):
     """First backoff pause; doubles on every further try."""
     max_retry_after: float = Field(default=20.0, ge=0, le=300)
     """A 429 asking to wait longer gives up instead (the broker's send timeout is 30 s)."""
+    locale: Locale | None = None
+    """The language of Telegram prompts and replies (`en`, `id`); default: the agent's."""
 
     @model_validator(mode="after")
     def _webhook_needs_secret(self) -> TelegramConfig:

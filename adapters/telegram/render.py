@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, MessageEntity, User
 
-from bridge import ButtonAction, Finalization, Prompt, QuestionId
+from bridge import DEFAULT_LOCALE, ButtonAction, Finalization, Prompt, QuestionId, time_of_day, tr
 
 MAX_TEXT = 4096
 """Telegram's message length limit; text is sent without parse_mode, so nothing needs escaping."""
@@ -34,7 +34,8 @@ def keyboard(prompt: Prompt) -> InlineKeyboardMarkup | None:
 
 
 def _expiry(prompt: Prompt) -> str:
-    return f"Expires at {prompt.expires_at.strftime('%H:%M')} UTC."
+    return tr(prompt.locale, "Expires at {time} UTC.",
+              time=time_of_day(prompt.locale, prompt.expires_at))
 
 
 def clip(text: str, limit: int = MAX_TEXT) -> str:
@@ -63,10 +64,12 @@ def free_text_request(
     prompt: Prompt | None, person: User | None
 ) -> tuple[str, list[MessageEntity]]:
     """The force-reply message after `Other…`; in groups it names the person (selective reply)."""
-    header = prompt.questions[0].header if prompt and prompt.questions else "Your answer"
-    tail = f"{header}: reply to this message with your own answer."
+    locale = prompt.locale if prompt else DEFAULT_LOCALE
+    header = (prompt.questions[0].header if prompt and prompt.questions
+              else tr(locale, "Your answer"))
+    tail = tr(locale, "{header}: reply to this message with your own answer.", header=header)
     if person is None:
         return tail, []
-    name = person.first_name or "you"
+    name = person.first_name or tr(locale, "you")
     mention = MessageEntity(MessageEntity.TEXT_MENTION, 0, utf16_len(name), user=person)
     return f"{name}, {tail}", [mention]

@@ -17,7 +17,7 @@ def create(ctx: AdapterContext) -> WebAdapter | None:
             f"The web UI reads its token from ${config.token_env}, which is not set; export a "
             "long random string there, or set [web] enabled = false."
         )
-    return WebAdapter(token, ctx.base_url)
+    return WebAdapter(token, ctx.base_url, config.locale)
 
 
 plugin = AdapterPlugin(platform="web", create=create, sections=())

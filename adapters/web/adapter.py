@@ -13,6 +13,7 @@ from adapters.web.render import CHANGE_EVENTS, change_event
 from adapters.web.routes import WebRoutes
 from adapters.web.security import WebAuth
 from bridge import (
+    DEFAULT_LOCALE,
     Capabilities,
     Delivery,
     Finalization,
@@ -33,13 +34,16 @@ class WebAdapter:
 
     platform = "web"
 
-    def __init__(self, token: str, base_url: str | None = None) -> None:
+    def __init__(self, token: str, base_url: str | None = None,
+                 locale: str | None = None) -> None:
         self.sink: InboundSink | None = None
         self.listeners: set[asyncio.Queue[dict[str, Any]]] = set()
-        self._routes = WebRoutes(self, WebAuth(token, base_url))
+        self.locale = locale
+        self._routes = WebRoutes(self, WebAuth(token, base_url), locale or DEFAULT_LOCALE)
 
     def capabilities(self, surface: SurfaceId) -> Capabilities:
-        return Capabilities(buttons=True, edits=True, modals=True, max_len=100_000)
+        return Capabilities(buttons=True, edits=True, modals=True, max_len=100_000,
+                            locale=self.locale)
 
     def routes(self) -> Sequence[BaseRoute]:
         return self._routes.routes()

@@ -20,10 +20,11 @@ class AnswerBody(BaseModel):
     answers: dict[str, Annotated[list[Answer], Field(max_length=8)]] | None = Field(max_length=3)
 
 
-def to_event(question_id: str, body: AnswerBody) -> AnswerSubmitted:
+def to_event(question_id: str, body: AnswerBody, locale: str) -> AnswerSubmitted:
+    """The page's answers, with the language the person reads the page in (for the reply)."""
     answers = None if body.answers is None else {k: list(v) for k, v in body.answers.items()}
     return AnswerSubmitted(surface=SurfaceId("web"), user=UserRef("web"),
-                           question_id=QuestionId(question_id), answers=answers)
+                           question_id=QuestionId(question_id), answers=answers, locale=locale)
 
 
 def reply_response(reply: InboundReply) -> tuple[int, dict[str, Any]]:

@@ -17,11 +17,22 @@ from starlette.routing import BaseRoute, Route
 from adapters.web.inbound import AnswerBody, reply_response, to_event
 from adapters.web.render import SSE_HELLO, SSE_PING, sse, ui_view
 from adapters.web.security import CSRF_COOKIE, SESSION_COOKIE, SESSION_MAX_AGE, WebAuth
-from bridge import AgentName, InboundSink, QuestionId, SessionKey
+from bridge import (
+    LOCALE_NAMES,
+    LOCALES,
+    AgentName,
+    InboundSink,
+    QuestionId,
+    SessionKey,
+    negotiate,
+    tr,
+    translations,
+)
 
 log = structlog.get_logger("askbridge.web")
 STATIC = Path(__file__).parent / "static"
 ASSETS = {"app.js": "text/javascript", "dom.js": "text/javascript", "panel.js": "text/javascript",
+          "i18n.js": "text/javascript",
           "timeline.js": "text/javascript", "app.css": "text/css"}
 SECURITY_HEADERS = {
     "content-security-policy": "default-src 'self'; script-src 'self'; style-src 'self'; "
@@ -32,13 +43,24 @@ SECURITY_HEADERS = {
     "x-frame-options": "DENY",
     "cache-control": "no-store",
 }
-SIGNED_OUT = (
-    "<!doctype html><meta charset=utf-8><meta name=viewport content='width=device-width'>"
-    "<title>askbridge · sign in</title><link rel=stylesheet href='/ui/static/app.css'>"
-    "<div class=signed-out><h1>Sign in to askbridge</h1><p>Open the login link that "
-    "<code>askbridge serve</code> printed (<code>http://…/?token=…</code>). It signs this "
-    "browser in and then drops the token from the address bar.</p></div>"
-)
+LANG_COOKIE = "askbridge_lang"
+"""The language a person picked with the page's switch; it wins over Accept-Language."""
+
+
+def signed_out_page(locale: str) -> str:
+    return (
+        f"<!doctype html><html lang={locale}><meta charset=utf-8>"
+        "<meta name=viewport content='width=device-width'>"
+        f"<title>askbridge · {tr(locale, 'sign in')}</title>"
+        "<link rel=stylesheet href='/ui/static/app.css'>"
+        f"<div class=signed-out><h1>{tr(locale, 'Sign in to askbridge')}</h1><p>"
+        + tr(locale, "Open the login link that {command} printed ({link}). It signs this browser "
+             "in and then drops the token from the address bar.",
+             command="<code>askbridge serve</code>", link="<code>http://…/?token=…</code>")
+        + "</p></div>"
+    )
+
+
 SIGN_IN = "Sign in with the login link askbridge serve printed."
 STREAM_SECONDS = 25.0
 """Streams end by themselves now and then so a stopping server never waits on a page;
@@ -64,9 +86,11 @@ def _json(body: Any, status: int = 200) -> JSONResponse:
 
 
 class WebRoutes:
-    def __init__(self, hub: Hub, auth: WebAuth) -> None:
+    def __init__(self, hub: Hub, auth: WebAuth, locale: str) -> None:
         self.hub = hub
         self.auth = auth
+        self.locale = locale
+        """The fallback when the browser asks for none of our languages (`[web] locale`)."""
         self.files = {name: (STATIC / name).read_bytes() for name in [*ASSETS, "index.html"]}
 
     def routes(self) -> list[BaseRoute]:
@@ -74,12 +98,24 @@ class WebRoutes:
             Route("/", self.index, methods=["GET"]),
             Route("/ui/static/{name}", self.asset, methods=["GET"]),
             Route("/ui/api/state", self._api(self.state), methods=["GET"]),
+            Route("/ui/api/i18n", self._api(self.strings), methods=["GET"]),
             Route("/ui/api/timeline", self._api(self.timeline), methods=["GET"]),
             Route("/ui/api/questions/{question_id}", self._api(self.question), methods=["GET"]),
             Route("/ui/api/questions/{question_id}/answer", self._api(self.answer, change=True),
                   methods=["POST"]),
             Route("/ui/events", self.events, methods=["GET"]),
         ]
+
+    def locale_of(self, request: Request) -> str:
+        """The person's switch (cookie), else the browser's Accept-Language, else `[web]`'s."""
+        chosen = request.cookies.get(LANG_COOKIE, "")
+        if chosen in LOCALES:
+            return chosen
+        return negotiate(request.headers.get("accept-language"), self.locale)
+
+    def _signed_out(self, request: Request) -> Response:
+        return Response(signed_out_page(self.locale_of(request)), 401, headers=SECURITY_HEADERS,
+                        media_type="text/html")
 
     # pages ---------------------------------------------------------------------------------
 
@@ -88,10 +124,10 @@ class WebRoutes:
         if token is not None:
             if not self.auth.token_ok(token):
                 log.warning("web_login_refused")
-                return Response(SIGNED_OUT, 401, headers=SECURITY_HEADERS, media_type="text/html")
+                return self._signed_out(request)
             return self._login(request)
         if self.auth.session(request) is None:
-            return Response(SIGNED_OUT, 401, headers=SECURITY_HEADERS, media_type="text/html")
+            return self._signed_out(request)
         return Response(self.files["index.html"], headers=SECURITY_HEADERS, media_type="text/html")
 
     def _login(self, request: Request) -> Response:
@@ -132,6 +168,12 @@ class WebRoutes:
 
         return guarded
 
+    async def strings(self, request: Request, sink: InboundSink) -> Response:
+        """The page's words in the person's language, and the languages it can switch to."""
+        locale = self.locale_of(request)
+        return _json({"locale": locale, "messages": translations(locale),
+                      "locales": [{"code": c, "name": LOCALE_NAMES[c]} for c in LOCALES]})
+
     async def state(self, request: Request, sink: InboundSink) -> Response:
         pending = [ui_view(v) for v in await sink.pending_views()]
         return _json({"now": int(time.time() * 1000), "sessions": await sink.session_views(),
@@ -151,6 +193,7 @@ class WebRoutes:
 
     async def answer(self, request: Request, sink: InboundSink) -> Response:
         question_id = request.path_params["question_id"]
+        locale = self.locale_of(request)
         try:
             body = AnswerBody.model_validate_json(await request.body())
         except ValidationError:
@@ -159,10 +202,11 @@ class WebRoutes:
                           '{"answers": null} to skip.')
         view = await sink.question_view(QuestionId(question_id))
         if view is None:
-            return _error(404, "not_found", "There is no such question.")
+            return _error(404, "not_found", tr(locale, "There is no such question."))
         if "web" not in view["surfaces"]:
-            return _error(403, "forbidden", "This question was not sent to the web UI.")
-        status, reply = reply_response(await sink.answers_submitted(to_event(question_id, body)))
+            return _error(403, "forbidden", tr(locale, "This question was not sent to the web UI."))
+        event = to_event(question_id, body, locale)
+        status, reply = reply_response(await sink.answers_submitted(event))
         log.info("web_answer", question_id=question_id, skipped=body.answers is None,
                  status=status)
         return _json(reply, status)

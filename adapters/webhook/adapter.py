@@ -62,7 +62,8 @@ class WebhookAdapter:
 
     def capabilities(self, surface: SurfaceId) -> Capabilities:
         channel = self.channels.get(self._split(surface)[0])
-        return Capabilities(reply_to=True, max_len=channel.max_len if channel else 4000)
+        return Capabilities(reply_to=True, max_len=channel.max_len if channel else 4000,
+                            locale=channel.locale if channel else None)
 
     def routes(self) -> Sequence[BaseRoute]:
         return [Route("/v1/channels/webhook/{name}", self._inbound, methods=["POST"])]

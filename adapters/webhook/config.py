@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bridge import Locale
+
 
 class WebhookChannelConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -21,3 +23,5 @@ class WebhookChannelConfig(BaseModel):
     """How far X-Askbridge-Timestamp may be from now; seen requests are refused within it."""
     require_timestamp: bool = False
     """Refuse replies without X-Askbridge-Timestamp (turn on once your gateway sends it)."""
+    locale: Locale | None = None
+    """The language of this channel's prompts and replies (`en`, `id`); default: the agent's."""

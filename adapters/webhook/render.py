@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bridge import Finalization, Prompt, Reminder
+from bridge import Finalization, Prompt, Reminder, tr
 
 
 def prompt_payload(conversation: str, prompt: Prompt) -> dict[str, Any]:
@@ -19,7 +19,8 @@ def reminder_payload(conversation: str, reminder: Reminder) -> dict[str, Any]:
 
 def status_payload(conversation: str, final: Finalization) -> dict[str, Any]:
     question = final.prompt.questions[0]
-    title = question.header if len(final.prompt.questions) == 1 else "Your questions"
+    title = (question.header if len(final.prompt.questions) == 1
+             else tr(final.prompt.locale, "Your questions"))
     return {"conversation": conversation, "questionId": final.prompt.question_id,
             "kind": "status", "text": f"{title}: {final.status_line}"}
 

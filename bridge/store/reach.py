@@ -45,7 +45,7 @@ class ReachQueries:
         async with self._tx() as db:
             changed: int = await db.execute(
                 "UPDATE timers SET claimed_at = ? WHERE question_id = ? AND kind = ? AND seq = ? "
-                "AND sent_at IS NULL AND (claimed_at IS NULL OR claimed_at < ?)",
+                "AND sent_at IS NULL AND (claimed_at IS NULL OR claimed_at <= ?)",
                 (now, timer.question_id, timer.kind, timer.seq, now - lease_ms))
         return changed == 1
 

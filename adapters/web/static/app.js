@@ -1,5 +1,6 @@
 // askbridge Control UI: sessions, their timelines, the pending-question panel, live updates.
 import { ago, clock, cookie, countdown, h, leftUntil, setServerTime } from "./dom.js";
+import { loadStrings, locale, locales, switchTo, t } from "./i18n.js";
 import { Panel, newDraft } from "./panel.js";
 import { timelineItem } from "./timeline.js";
 
@@ -30,8 +31,8 @@ async function api(path, body) {
 function signedOut() {
   state.signedOut = true;
   document.body.replaceChildren(h("div", { class: "signed-out" },
-    h("h1", { text: "Signed out" }),
-    h("p", { text: "Open the login link that askbridge serve printed (…/?token=…) to sign in again." })));
+    h("h1", { text: t("Signed out") }),
+    h("p", { text: t("Open the login link that askbridge serve printed (…/?token=…) to sign in again.") })));
 }
 
 // state ---------------------------------------------------------------------------------------
@@ -116,10 +117,11 @@ function renderSessions() {
       "aria-current": key === state.current ? "true" : null, onclick: () => select(key) },
       h("span", { class: "session-name", text: s.session }),
       h("span", { class: "session-meta", text: `${s.agent} · ${ago(s.lastAt)}` }),
-      s.pending ? h("span", { class: "badge", "aria-label": `${s.pending} pending`, text: String(s.pending) }) : null);
+      s.pending ? h("span", { class: "badge", "aria-label": t("{count} pending", { count: s.pending }),
+        text: String(s.pending) }) : null);
   });
   $("sessions").replaceChildren(...(items.length ? items
-    : [h("div", { class: "empty-side", text: "No sessions yet" })]));
+    : [h("div", { class: "empty-side", text: t("No sessions yet") })]));
 }
 
 function renderHeader() {
@@ -127,7 +129,7 @@ function renderHeader() {
   const [agent, session] = state.current.split("\u0000");
   $("title").textContent = session;
   const n = state.timeline.length;
-  $("subtitle").textContent = `${agent} · ${n} question${n === 1 ? "" : "s"}`;
+  $("subtitle").textContent = `${agent} · ${n === 1 ? t("1 question") : t("{count} questions", { count: n })}`;
 }
 
 function renderTimeline() {
@@ -136,11 +138,11 @@ function renderTimeline() {
   const items = state.timeline.filter((v) => !docked || v.id !== docked.id).map(timelineItem);
   const notes = state.notes.map((text) => h("div", { class: "note", role: "status", text }));
   if (docked && !items.length) {
-    items.push(h("div", { class: "empty" }, h("div", { class: "empty-title", text: "A question is waiting" }),
-      h("p", { text: `${docked.agent} asked and is waiting for your answer below.` })));
+    items.push(h("div", { class: "empty" }, h("div", { class: "empty-title", text: t("A question is waiting") }),
+      h("p", { text: t("{agent} asked and is waiting for your answer below.", { agent: docked.agent }) })));
   } else if (!items.length && !notes.length) {
-    items.push(h("div", { class: "empty" }, h("div", { class: "empty-title", text: "No questions yet" }),
-      h("p", { text: "When an agent calls ask_user, its question shows up here and waits for you." })));
+    items.push(h("div", { class: "empty" }, h("div", { class: "empty-title", text: t("No questions yet") }),
+      h("p", { text: t("When an agent calls ask_user, its question shows up here and waits for you.") })));
   }
   box.replaceChildren(...items, ...notes);
   if (state.notes.length) box.scrollTop = box.scrollHeight;
@@ -153,8 +155,8 @@ function renderDock() {
   const key = `${view ? view.id : ""}|${collapsed}|${mode}`;
   $("dock").dataset.state = view ? (collapsed ? "collapsed" : "open") : "idle";
   const input = $("composer-input");
-  input.placeholder = view ? `Type an answer to “${currentQuestion(view).header}”…`
-    : "Nothing to answer right now";
+  input.placeholder = view ? t("Type an answer to “{header}”…", { header: currentQuestion(view).header })
+    : t("Nothing to answer right now");
   if (key === state.dockKey) return;
   state.dockKey = key;
   const slot = $("question-slot");
@@ -179,11 +181,11 @@ function currentQuestion(view) {
 function questionBar(view) {
   const q = currentQuestion(view);
   return h("button", { type: "button", class: "qbar", onclick: () => expand(view.id),
-    "aria-label": "Expand the question" },
+    "aria-label": t("Expand the question") },
     h("span", { class: "qbar-dot", "aria-hidden": "true" }), h("span", { class: "chip", text: q.header }),
     h("span", { class: "qbar-text", text: q.question }),
     countdown(view.expiresAt),
-    h("span", { class: "qbar-expand", text: "Expand ⌃" }));
+    h("span", { class: "qbar-expand", text: `${t("Expand")} ⌃` }));
 }
 
 function othersWaiting() {
@@ -218,11 +220,11 @@ async function answer(view, answers) {
     return null;
   }
   if (status === 409) {
-    state.notes.push("This question had already ended, so your answer was not used.");
+    state.notes.push(t("This question had already ended, so your answer was not used."));
     await refresh();
     return null;
   }
-  return (data && (data.message || (data.details && data.details[0].msg))) || "That did not work; try again.";
+  return (data && (data.message || (data.details && data.details[0].msg))) || t("That did not work; try again.");
 }
 
 function onCompose(ev) {
@@ -234,8 +236,7 @@ function onCompose(ev) {
   autosize();
   const view = state.current ? pendingFor(state.current) : null;
   if (!view || !state.panel) {
-    state.notes.push("There is no question to answer right now, so nothing was sent. askbridge " +
-      "is not a chat: when an agent asks, you can answer here.");
+    state.notes.push(t("There is no question to answer right now, so nothing was sent. askbridge is not a chat: when an agent asks, you can answer here."));
     renderTimeline();
     return;
   }
@@ -261,7 +262,7 @@ function connect() {
     clearTimeout(settled);
     settled = null;
     conn.dataset.state = "live";
-    $("conn-text").textContent = "Live";
+    showConnection();
   };
   events.onmessage = (msg) => {
     const event = JSON.parse(msg.data);
@@ -271,7 +272,7 @@ function connect() {
     // Streams end every so often by design; only a gap that lasts is shown.
     settled = settled || setTimeout(() => {
       conn.dataset.state = "offline";
-      $("conn-text").textContent = "Reconnecting…";
+      showConnection();
     }, 2500);
     if (events.readyState === EventSource.CLOSED) {
       events.close();
@@ -280,7 +281,31 @@ function connect() {
   };
 }
 
-function start() {
+function showConnection() {
+  const words = { live: t("Live"), offline: t("Reconnecting…"), connecting: t("Connecting…") };
+  $("conn-text").textContent = words[$("conn").dataset.state] || words.connecting;
+}
+
+// The language switch: shown once there is a choice; a pick re-renders everything in place.
+function languageSwitch() {
+  const select = $("lang");
+  const short = narrowQuery.matches; // phones: the strip has room for `ID`, not the name
+  select.replaceChildren(...locales.map((l) => h("option", { value: l.code,
+    text: short ? l.code.toUpperCase() : l.name, title: l.name, selected: l.code === locale })));
+  select.hidden = locales.length < 2;
+  select.onchange = async () => {
+    await switchTo(select.value);
+    showConnection();
+    state.dockKey = "";
+    state.panel = null;
+    render();
+  };
+}
+
+async function start() {
+  await loadStrings();
+  showConnection();
+  languageSwitch();
   $("composer").addEventListener("submit", onCompose);
   $("composer-input").addEventListener("input", autosize);
   $("composer-input").addEventListener("keydown", (ev) => {
@@ -292,6 +317,7 @@ function start() {
   });
   window.addEventListener("hashchange", () => { const key = decodeHash(); if (key) select(key); });
   narrowQuery.addEventListener("change", renderDock);
+  narrowQuery.addEventListener("change", languageSwitch);
   setInterval(tick, 1000);
   connect();
   refresh();

@@ -1,4 +1,5 @@
 // Small DOM helpers. Every piece of text goes in as a text node: nothing is parsed as HTML.
+import { locale, t } from "./i18n.js";
 
 export function h(tag, props, ...children) {
   const el = document.createElement(tag);
@@ -31,7 +32,7 @@ export function leftUntil(iso) {
 // A live m:ss countdown to `iso`; app.js ticks every [data-expires] element once a second.
 export function countdown(iso) {
   const left = leftUntil(iso);
-  return h("span", { class: `countdown${left < 60_000 ? " urgent" : ""}`, title: "Time left to answer",
+  return h("span", { class: `countdown${left < 60_000 ? " urgent" : ""}`, title: t("Time left to answer"),
     dataset: { expires: iso }, text: clock(left) });
 }
 
@@ -43,18 +44,18 @@ export function clock(ms) {
 export function when(iso) {
   if (!iso) return "";
   const d = new Date(iso);
-  const time = d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  const time = d.toLocaleTimeString(locale, { hour: "2-digit", minute: "2-digit" });
   if (d.toDateString() === new Date().toDateString()) return time;
-  return `${d.toLocaleDateString([], { month: "short", day: "numeric" })} ${time}`;
+  return `${d.toLocaleDateString(locale, { month: "short", day: "numeric" })} ${time}`;
 }
 
 export function ago(when) {
   const ms = typeof when === "string" ? Date.parse(when) : when;
   const s = Math.round((Date.now() - ms) / 1000);
-  if (s < 60) return "just now";
-  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
-  if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
-  return new Date(ms).toLocaleDateString([], { month: "short", day: "numeric" });
+  if (s < 60) return t("just now");
+  if (s < 3600) return t("{minutes} min ago", { minutes: Math.floor(s / 60) });
+  if (s < 86400) return t("{hours} h ago", { hours: Math.floor(s / 3600) });
+  return new Date(ms).toLocaleDateString(locale, { month: "short", day: "numeric" });
 }
 
 export function cookie(name) {

@@ -1,5 +1,6 @@
 // The pending-question panel: a short stepper on wide screens, stacked cards on phones.
 import { countdown, h } from "./dom.js";
+import { t } from "./i18n.js";
 
 export function newDraft() {
   return { step: 0, picks: {}, other: {} };
@@ -26,7 +27,7 @@ export class Panel {
     this.narrow = false;
     this.busy = false;
     this.error = "";
-    this.root = h("section", { class: "panel", tabindex: "-1", "aria-label": "Question" });
+    this.root = h("section", { class: "panel", tabindex: "-1", "aria-label": t("Question") });
   }
 
   get current() {
@@ -56,17 +57,18 @@ export class Panel {
     const others = this.hooks.others();
     return h("header", { class: "panel-head" },
       q ? h("span", { class: "chip", text: q.header }) : h("span", { class: "panel-kicker",
-        text: `${n} question${n > 1 ? "s" : ""} from ${this.view.agent}` }),
-      q && n > 1 ? h("span", { class: "stepper", "aria-label": "Question number" },
+        text: n > 1 ? t("{count} questions from {agent}", { count: n, agent: this.view.agent })
+          : t("1 question from {agent}", { agent: this.view.agent }) }),
+      q && n > 1 ? h("span", { class: "stepper", "aria-label": t("Question number") },
         h("span", { class: "step-count", text: `${this.draft.step + 1}/${n}` }),
         h("span", { class: "dots", "aria-hidden": "true" }, this.questions.map((_, i) =>
           h("span", { class: i === this.draft.step ? "on" : i < this.draft.step ? "done" : "" })))) : null,
       h("span", { class: "spacer" }),
       others ? h("button", { type: "button", class: "link more", onclick: () => this.hooks.nextSession(),
-        text: `${others} more waiting →` }) : null,
+        text: `${t("{count} more waiting", { count: others })} →` }) : null,
       countdown(this.view.expiresAt),
-      h("button", { type: "button", class: "icon collapse", "aria-label": "Collapse",
-        title: "Collapse (Esc)", onclick: () => this.hooks.collapse() }, "⌄"));
+      h("button", { type: "button", class: "icon collapse", "aria-label": t("Collapse"),
+        title: t("Collapse (Esc)"), onclick: () => this.hooks.collapse() }, "⌄"));
   }
 
   body(q) {
@@ -76,7 +78,7 @@ export class Panel {
         h("span", { class: "num", text: `${index + 1}` }), h("span", { class: "chip", text: q.header }))
         : null,
       h("h2", { class: "qtext", id: `qt-${q.id}`, text: q.question }),
-      h("div", { class: "hint", text: q.multiSelect ? "Choose all that apply" : "Choose one" }),
+      h("div", { class: "hint", text: q.multiSelect ? t("Choose all that apply") : t("Choose one") }),
       h("div", { class: "options", role: q.multiSelect ? "group" : "radiogroup",
         "aria-labelledby": `qt-${q.id}` }, q.options.map((o, i) => this.option(q, o, i))),
       this.otherField(q),
@@ -99,13 +101,13 @@ export class Panel {
 
   otherField(q) {
     const input = h("input", { type: "text", class: "other-input", maxlength: "2000",
-      placeholder: "Type your own answer", "aria-label": `Other answer for ${q.header}`,
+      placeholder: t("Type your own answer"), "aria-label": t("Other answer for {header}", { header: q.header }),
       value: this.draft.other[q.id] || "" });
     input.addEventListener("input", () => this.typeOther(q, input));
     input.addEventListener("keydown", (ev) => {
       if (ev.key === "Enter" && !ev.isComposing) { ev.preventDefault(); this.advance(); }
     });
-    return h("div", { class: "other" }, h("span", { class: "other-label", text: "Other" }), input);
+    return h("div", { class: "other" }, h("span", { class: "other-label", text: t("Other") }), input);
   }
 
   foot() {
@@ -114,13 +116,13 @@ export class Panel {
     return h("footer", { class: "panel-foot" },
       this.narrow && this.error ? h("div", { class: "error", role: "alert", text: this.error }) : null,
       !this.narrow && this.questions.length > 1 ? h("button", { type: "button", class: "ghost back",
-        disabled: this.draft.step === 0 || this.busy, onclick: () => this.back(), text: "Back" }) : null,
+        disabled: this.draft.step === 0 || this.busy, onclick: () => this.back(), text: t("Back") }) : null,
       h("span", { class: "spacer" }),
       h("button", { type: "button", class: "ghost skip", disabled: this.busy,
-        title: "Skip every question in this prompt", onclick: () => this.skip(), text: "Skip" }),
+        title: t("Skip every question in this prompt"), onclick: () => this.skip(), text: t("Skip") }),
       h("button", { type: "button", class: "primary", disabled: !ready || this.busy,
         onclick: () => this.advance(),
-        text: this.narrow || this.last ? "Submit" : "Next" }));
+        text: this.narrow || this.last ? t("Submit") : t("Next") }));
   }
 
   refreshFoot() {
@@ -164,14 +166,14 @@ export class Panel {
   advance() {
     if (this.busy) return;
     if (!this.narrow && !this.last) {
-      if (!answerFor(this.current, this.draft).length) return this.fail("Choose an option or write your own answer.");
+      if (!answerFor(this.current, this.draft).length) return this.fail(t("Choose an option or write your own answer."));
       this.draft.step += 1;
       this.error = "";
       return this.render();
     }
     if (!isComplete(this.questions, this.draft)) {
       const missing = this.questions.find((q) => !answerFor(q, this.draft).length);
-      return this.fail(`${missing.header}: choose an option or write your own answer.`);
+      return this.fail(t("{header}: choose an option or write your own answer.", { header: missing.header }));
     }
     const answers = Object.fromEntries(this.questions.map((q) => [q.id, answerFor(q, this.draft)]));
     return this.send(() => this.hooks.submit(answers));

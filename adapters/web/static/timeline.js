@@ -1,7 +1,9 @@
 // One timeline entry: the agent's question(s) and how they ended, as a compact summary.
 import { h, when } from "./dom.js";
+import { t } from "./i18n.js";
 
-const OUTCOME = { skipped: "Skipped", expired: "Expired", cancelled: "Cancelled", undelivered: "Undelivered" };
+const outcomes = () => ({ skipped: t("Skipped"), expired: t("Expired"), cancelled: t("Cancelled"),
+  undelivered: t("Undelivered") });
 
 function summaryLines(view) {
   const answers = (view.result && view.result.answers && view.result.answers.answers) || {};
@@ -13,14 +15,15 @@ function summaryLines(view) {
 function outcome(view) {
   if (view.status === "pending") {
     return h("div", { class: "outcome pending" }, h("span", { class: "pill wait",
-      text: view.answerable ? "Waiting for your answer" : "Waiting for an answer on another surface" }));
+      text: view.answerable ? t("Waiting for your answer") : t("Waiting for an answer on another surface") }));
   }
   if (view.status === "answered") {
     return h("div", { class: `reply${view.elsewhere ? " elsewhere" : ""}` },
-      h("div", { class: "reply-label", text: view.elsewhere ? `Answered elsewhere · ${view.answeredVia}` : "You answered" }),
+      h("div", { class: "reply-label", text: view.elsewhere ? `${t("Answered elsewhere")} · ${view.answeredVia}`
+        : t("You answered") }),
       summaryLines(view));
   }
-  return h("div", { class: "outcome" }, h("span", { class: `pill ${view.reason}`, text: OUTCOME[view.reason] || "Ended" }));
+  return h("div", { class: "outcome" }, h("span", { class: `pill ${view.reason}`, text: outcomes()[view.reason] || t("Ended") }));
 }
 
 export function timelineItem(view) {

@@ -52,7 +52,7 @@ def test_foreign_or_broken_callback_data_is_not_ours() -> None:
 def test_plain_text_and_keyboard_choice() -> None:
     assert render.keyboard(prompt(buttons=False)) is None
     assert render.prompt_message(prompt(buttons=False)) == "Pick: Which one?\n1) …"
-    assert render.prompt_message(prompt()) == "Pick\nWhich one?\n\nExpires at 12:30 UTC."
+    assert render.prompt_message(prompt()) == "Pick\nWhich one?\n\nExpires at 12:30 PM UTC."
 
 
 def test_final_message_keeps_the_status_line_when_clipped() -> None:

@@ -1,4 +1,4 @@
-"""Render docs/web-desktop.png and docs/web-phone.png from a real bridge with some history.
+"""Render docs/web-{desktop,phone}.png (English) and -id.png (Indonesian) from a real bridge.
 
 Run: python -m tests.adapters.web.screenshots   (needs /usr/bin/chromium)
 """
@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from playwright.async_api import Page, async_playwright, expect
+from playwright.async_api import Browser, Page, async_playwright, expect
 
 from adapters.web.security import CSRF_COOKIE, CSRF_HEADER
 from bridge import SIGNATURE_HEADER, sign
@@ -95,20 +95,26 @@ async def main() -> None:
                 ask = asyncio.create_task(client.ask(RELEASE))
                 other = asyncio.create_task(ci.ask(CACHE))
                 await until(lambda: _pending(r, 2))
-                async with signed_in(browser, r, {"width": 1280, "height": 860}) as page:
-                    await page.locator(".session", has_text="api-server").click()
-                    await page.locator(".panel").get_by_text("Staging (Recommended)").click()
-                    await page.locator(".panel").get_by_text("Unit tests").click()
-                    await page.locator(".panel").get_by_text("Lint").click()
-                    await _shoot(page, "web-desktop.png")
-                async with signed_in(browser, r, PHONE, is_mobile=True, has_touch=True,
-                                     device_scale_factor=2) as page:
-                    await page.locator(".session", has_text="api-server").click()
-                    await page.locator(".qcard").first.get_by_text("Production").tap()
-                    await _shoot(page, "web-phone.png")
+                for locale, suffix in (("en-US", ""), ("id-ID", "-id")):
+                    await _pictures(browser, r, locale, suffix)
                 for task in (ask, other):
                     task.cancel()
             await browser.close()
+
+
+async def _pictures(browser: Browser, r: Running, locale: str, suffix: str) -> None:
+    """The desktop stepper and the phone's stacked cards, in the browser language `locale`."""
+    async with signed_in(browser, r, {"width": 1280, "height": 860}, locale=locale) as page:
+        await page.locator(".session", has_text="api-server").click()
+        await page.locator(".panel").get_by_text("Staging (Recommended)").click()
+        await page.locator(".panel").get_by_text("Unit tests").click()
+        await page.locator(".panel").get_by_text("Lint").click()
+        await _shoot(page, f"web-desktop{suffix}.png")
+    async with signed_in(browser, r, PHONE, is_mobile=True, has_touch=True,
+                         device_scale_factor=2, locale=locale) as page:
+        await page.locator(".session", has_text="api-server").click()
+        await page.locator(".qcard").first.get_by_text("Production").tap()
+        await _shoot(page, f"web-phone{suffix}.png")
 
 
 async def _pending(r: Running, n: int) -> bool:
