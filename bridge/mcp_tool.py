@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from importlib import metadata
 from typing import Any, Protocol
 
 import mcp.types as mt
@@ -13,6 +12,7 @@ from mcp.server.lowlevel import Server
 
 from bridge.contract import AskResult, InvalidRequest, Problem, tool_input_schema
 from bridge.i18n import tr
+from bridge.version import package_version
 
 TOOL_NAME = "ask_user"
 GUIDANCE = (
@@ -37,14 +37,6 @@ class Asker(Protocol):
     async def may_ask(self) -> bool: ...
 
     async def ask(self, arguments: dict[str, Any], progress: Progress) -> AskResult: ...
-
-
-def package_version() -> str:
-    """askbridge's installed version, named in MCP `serverInfo` and `askbridge --version`."""
-    try:
-        return metadata.version("askbridge")
-    except metadata.PackageNotFoundError:
-        return "0.0.0+unknown"
 
 
 def tool() -> mt.Tool:

@@ -156,7 +156,7 @@ async def test_http_mcp_cancelled_request_cancels_the_question(tmp_path: Path) -
 
 
 async def test_server_info_names_askbridge_and_its_version(tmp_path: Path) -> None:
-    from bridge.mcp_tool import package_version
+    from bridge.version import package_version
 
     async with running(make_config(tmp_path)) as r, http_client(r, AGENT_TOKEN) as client:
         async with streamable_http_client(f"{r.url}/mcp", http_client=client) as (read, write, _):
@@ -238,3 +238,18 @@ async def test_http_mcp_client_timing_out_then_leaving_cancels_the_question(
         # The client left without DELETE or notifications/cancelled: its stream just closed.
         ended = await until(lambda: _terminal(r, pending[0].id), timeout=15)
         assert ended.reason == "cancelled"
+
+
+async def test_stdio_without_a_server_tells_the_model_what_to_do(tmp_path: Path) -> None:
+    from tests.harness import free_port
+
+    url = f"http://127.0.0.1:{free_port()}"
+    params = StdioServerParameters(command=sys.executable, args=["-m", "bridge", "mcp"],
+                                   env={"ASKBRIDGE_URL": url, "ASKBRIDGE_TOKEN": AGENT_TOKEN,
+                                        "PATH": "/usr/bin:/bin"})
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+        await s.initialize()
+        result = await s.call_tool("ask_user", DEPLOY)
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert result.isError is True
+    assert f"not reachable at {url}" in text and "askbridge serve" in text
