@@ -32,13 +32,23 @@ SECURITY_HEADERS = {
     "x-frame-options": "DENY",
     "cache-control": "no-store",
 }
+ICON = (  # the same "?" mark as the UI's logo, inline: no extra request, no 404
+    "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 32 32'%3E%3C"
+    "rect width='32' height='32' rx='8' fill='%233d5bd9'/%3E%3Ctext x='16' y='23' font-size"
+    "='20' font-weight='700' text-anchor='middle' fill='%23fff' font-family='sans-serif'%3E"
+    "%3F%3C/text%3E%3C/svg%3E")
 SIGNED_OUT = (
     "<!doctype html><meta charset=utf-8><meta name=viewport content='width=device-width'>"
-    "<title>askbridge · sign in</title><link rel=stylesheet href='/ui/static/app.css'>"
+    f"<title>askbridge · sign in</title><link rel=icon href=\"{ICON}\">"
+    "<link rel=stylesheet href='/ui/static/app.css'>"
     "<div class=signed-out><h1>Sign in to askbridge</h1><p>Open the login link that "
     "<code>askbridge serve</code> printed (<code>http://…/?token=…</code>). It signs this "
     "browser in and then drops the token from the address bar.</p></div>"
 )
+WRONG_TOKEN = SIGNED_OUT.replace(
+    "<h1>Sign in to askbridge</h1><p>",
+    "<h1>That login token is wrong</h1><p>This server's web token is a different one (a link "
+    "from another askbridge, an older start, or a copy that lost a character). ")
 SIGN_IN = "Sign in with the login link askbridge serve printed."
 STREAM_SECONDS = 25.0
 """Streams end by themselves now and then so a stopping server never waits on a page;
@@ -88,7 +98,7 @@ class WebRoutes:
         if token is not None:
             if not self.auth.token_ok(token):
                 log.warning("web_login_refused")
-                return Response(SIGNED_OUT, 401, headers=SECURITY_HEADERS, media_type="text/html")
+                return Response(WRONG_TOKEN, 401, headers=SECURITY_HEADERS, media_type="text/html")
             return self._login(request)
         if self.auth.session(request) is None:
             return Response(SIGNED_OUT, 401, headers=SECURITY_HEADERS, media_type="text/html")

@@ -115,7 +115,7 @@ function renderSessions() {
     return h("button", { type: "button", class: `session${key === state.current ? " active" : ""}`,
       "aria-current": key === state.current ? "true" : null, onclick: () => select(key) },
       h("span", { class: "session-name", text: s.session }),
-      h("span", { class: "session-meta", text: `${s.agent} · ${ago(s.lastAt)}` }),
+      h("span", { class: "session-meta", text: `agent ${s.agent} · ${ago(s.lastAt)}` }),
       s.pending ? h("span", { class: "badge", "aria-label": `${s.pending} pending`, text: String(s.pending) }) : null);
   });
   $("sessions").replaceChildren(...(items.length ? items
@@ -126,8 +126,9 @@ function renderHeader() {
   if (!state.current) return;
   const [agent, session] = state.current.split("\u0000");
   $("title").textContent = session;
-  const n = state.timeline.length;
-  $("subtitle").textContent = `${agent} · ${n} question${n === 1 ? "" : "s"}`;
+  // Count questions, not prompts: one prompt may hold up to three.
+  const n = state.timeline.reduce((sum, v) => sum + v.request.questions.length, 0);
+  $("subtitle").textContent = `Agent: ${agent} · Session: ${session} · ${n} question${n === 1 ? "" : "s"}`;
 }
 
 function renderTimeline() {
@@ -136,7 +137,7 @@ function renderTimeline() {
   const items = state.timeline.filter((v) => !docked || v.id !== docked.id).map(timelineItem);
   const notes = state.notes.map((text) => h("div", { class: "note", role: "status", text }));
   if (docked && !items.length) {
-    items.push(h("div", { class: "empty" }, h("div", { class: "empty-title", text: "A question is waiting" }),
+    items.push(h("div", { class: "empty waiting" }, h("div", { class: "empty-title", text: "A question is waiting" }),
       h("p", { text: `${docked.agent} asked and is waiting for your answer below.` })));
   } else if (!items.length && !notes.length) {
     items.push(h("div", { class: "empty" }, h("div", { class: "empty-title", text: "No questions yet" }),
