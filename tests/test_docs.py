@@ -99,3 +99,27 @@ def _shape(value: Any) -> str:
     if isinstance(value, list):
         return "list[" + ",".join(sorted({_shape(v) for v in value})) + "]"
     return type(value).__name__
+
+
+def test_blocks_meant_to_be_copied_are_not_commented_out() -> None:
+    for where, block in toml_blocks():
+        lines = [ln for ln in block.splitlines() if ln.strip()]
+        assert any(not ln.lstrip().startswith("#") for ln in lines), f"{where} is all comments"
+
+
+def test_readme_covers_install_and_mcp_hosts() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert "python3 -m venv .venv" in readme and "pipx install ." in readme
+    assert "claude mcp add askbridge" in readme and "command -v askbridge" in readme
+    assert "absolute path" in readme and "MCP_TOOL_TIMEOUT" in readme
+
+
+def test_slack_guide_says_how_to_find_a_dm_id() -> None:
+    guide = (ROOT / "docs" / "slack.md").read_text()
+    assert "app.slack.com/client/" in guide and "Copy link" in guide
+
+
+def test_example_store_url_comment_is_current() -> None:
+    example = (ROOT / "config" / "askbridge.example.toml").read_text()
+    store = example.split("[store]", 1)[1].split("\n[", 1)[0]
+    assert "reserved" not in store and "postgresql://" in store and "replicas" in store
