@@ -44,9 +44,11 @@ def _welcome(config: BridgeConfig, env: dict[str, str], created: bool) -> str:
     return "\n".join(lines)
 
 
-def _banner(config: BridgeConfig, env: dict[str, str], path: str) -> str:
+def _banner(config: BridgeConfig, env: dict[str, str], path: str, reveal: bool) -> str:
+    """What `serve --config` prints; the login token itself only to a terminal, never to logs."""
     web = env.get(config.web.token_env, "")
-    login = (f"{config.base_url}/?token={web}" if web else
+    token = web if reveal else f"<value of ${config.web.token_env}>"
+    login = (f"{config.base_url}/?token={token}" if web else
              tr("en", "set {var} to log in", var=config.web.token_env))
     agents = ", ".join(f"{a.name} ({a.role})" for a in config.agents) or tr("en", "none")
     lines = [
@@ -81,8 +83,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"askbridge: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    print(_banner(config, env, path) if path else _welcome(config, env, created),
-          flush=True)
+    print(_banner(config, env, path, sys.stdout.isatty()) if path else
+          _welcome(config, env, created), flush=True)
     BridgeServer(bridge, config.server.host, config.server.port).run()
     return 0
 

@@ -204,8 +204,20 @@ async def test_serve_with_config_prints_a_banner(tmp_path: Path) -> None:
         server.send_signal(signal.SIGTERM)
         out, _ = await asyncio.wait_for(server.communicate(), 20)
     text = out.decode()
-    assert f"askbridge is running with {config}." in text
-    assert f"http://127.0.0.1:{port}/?token=webtok" in text and "bot (main)" in text
+    assert f"askbridge is running with {config}." in text and "bot (main)" in text
+    # Piped (a log file, journald): the link names the variable, the secret stays out of logs.
+    assert f"http://127.0.0.1:{port}/?token=<value of $ASKBRIDGE_WEB_TOKEN>" in text
+    assert "webtok" not in text
+
+
+def test_the_banner_shows_the_login_link_on_a_terminal(tmp_path: Path) -> None:
+    from bridge.cli import _banner
+    from bridge.config import parse_config
+
+    config = parse_config({"agents": [{"name": "bot", "token_env": "B"}]})
+    env = {"ASKBRIDGE_WEB_TOKEN": "webtok"}
+    assert "http://127.0.0.1:8765/?token=webtok" in _banner(config, env, "c.toml", reveal=True)
+    assert "set ASKBRIDGE_WEB_TOKEN to log in" in _banner(config, {}, "c.toml", reveal=True)
 
 
 async def test_status_and_cancel_by_id(tmp_path: Path) -> None:
