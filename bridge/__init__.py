@@ -1,7 +1,7 @@
 """askbridge's core: the `ask_user` contract, the broker, and the names adapters build on."""
 
 from bridge.backoff import backoff
-from bridge.config import BridgeConfig, ConfigError, adapter_section
+from bridge.config import BridgeConfig, ConfigError, adapter_section, config_problems
 from bridge.contract import AskRequest, AskResult, InvalidRequest, Problem, parse_ask_request
 from bridge.i18n import (
     DEFAULT_LOCALE,
@@ -97,6 +97,7 @@ __all__ = [
     "UserRef",
     "adapter_section",
     "backoff",
+    "config_problems",
     "negotiate",
     "parse_answer",
     "parse_ask_request",

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import structlog
 
 from bridge.broker import Broker
-from bridge.config import BridgeConfig, ConfigError
+from bridge.config import BridgeConfig, ConfigError, unknown_key
 from bridge.events import EventHooks, Hook
 from bridge.inbox import Inbox
 from bridge.leader import Leader
@@ -59,19 +59,24 @@ def make_adapters(
     owned = {section for p in plugins for section in p.sections}
     unknown = [s for s in config.extra_sections() if s not in owned]
     if unknown:
-        raise ConfigError(
-            f"Unknown config section(s): {', '.join(unknown)}. Known adapter sections: "
-            f"{', '.join(sorted(owned)) or 'none'}."
-        )
+        known = sorted(owned | set(BridgeConfig.model_fields))
+        raise ConfigError("\n".join(f"[{name}]: {unknown_key(name, known)}" for name in unknown))
     ctx = AdapterContext(config=config, env=env, base_url=config.base_url)
     if store is not None:
         ctx = AdapterContext(config, env, config.base_url,
                              state=lambda platform: StoredState(store, platform))
     adapters: dict[str, Adapter] = {}
-    for plugin in plugins:
-        adapter = plugin.create(ctx)
+    problems: list[str] = []
+    for plugin in plugins:  # every adapter's problems at once, not one per run
+        try:
+            adapter = plugin.create(ctx)
+        except ConfigError as exc:
+            problems.append(str(exc))
+            continue
         if adapter is not None:
             adapters[plugin.platform] = adapter
+    if problems:
+        raise ConfigError("\n".join(problems))
     for agent in config.agents:
         keys = [("surfaces", s) for s in agent.surfaces] + [
             (f"escalation[{n}].surfaces", s) for n, tier in enumerate(agent.escalation)
@@ -121,16 +126,21 @@ class Bridge:
     ) -> Bridge:
         if not config.agents:
             raise ConfigError("Add at least one [[agents]] entry (name, token_env, role, surfaces).")
-        for agent in config.agents:
-            if not env.get(agent.token_env):
-                raise ConfigError(
-                    f"Agent {agent.name!r} reads its token from ${agent.token_env}, which is not "
-                    "set; export it (any long random string) and start again."
-                )
+        problems = [
+            f"Agent {agent.name!r} reads its token from ${agent.token_env}, which is not set; "
+            "export it (any long random string) and start again."
+            for agent in config.agents if not env.get(agent.token_env)]
         store = make_store(config)
-        adapters = make_adapters(config, env, discover() if plugins is None else plugins, store)
+        adapters: dict[str, Adapter] = {}
+        hooks: EventHooks | None = None
+        try:
+            adapters = make_adapters(config, env, discover() if plugins is None else plugins, store)
+            hooks = make_hooks(config, env, store)
+        except ConfigError as exc:
+            problems.append(str(exc))
+        if problems:
+            raise ConfigError("\n".join(problems))
         broker = Broker(store, adapters, {a.name: a for a in config.agents})
-        hooks = make_hooks(config, env, store)
         if hooks is not None:
             broker.listeners.append(hooks.changed)
         return cls(config, env, store, broker, Inbox(broker), adapters, hooks=hooks)

@@ -1,4 +1,4 @@
-"""The `askbridge` command: serve, ask, reply, mcp, doctor."""
+"""The `askbridge` command: serve, doctor and reply here; the agent's commands in cli_agent."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from bridge import cli_agent
+from bridge.client import unreachable
 from bridge.config import (
     BridgeConfig,
     ConfigError,
@@ -19,10 +21,10 @@ from bridge.config import (
     load_credentials,
 )
 from bridge.i18n import negotiate, tr
+from bridge.version import package_version
 
-EXIT_ANSWERED = 0
-EXIT_NO_ANSWER = 3
 EXIT_USAGE = 2
+LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
 def _welcome(config: BridgeConfig, env: dict[str, str], created: bool) -> str:
@@ -42,78 +44,49 @@ def _welcome(config: BridgeConfig, env: dict[str, str], created: bool) -> str:
     return "\n".join(lines)
 
 
+def _banner(config: BridgeConfig, env: dict[str, str], path: str, reveal: bool) -> str:
+    """What `serve --config` prints; the login token itself only to a terminal, never to logs."""
+    web = env.get(config.web.token_env, "")
+    token = web if reveal else f"<value of ${config.web.token_env}>"
+    login = (f"{config.base_url}/?token={token}" if web else
+             tr("en", "set {var} to log in", var=config.web.token_env))
+    agents = ", ".join(f"{a.name} ({a.role})" for a in config.agents) or tr("en", "none")
+    lines = [
+        tr("en", "askbridge is running with {path}.", path=path),
+        f"  API:        {config.base_url}  (OpenAPI at /openapi.json)",
+        f"  Web UI:     {login if config.web.enabled else tr('en', 'off ([web] enabled = false)')}",
+        f"  Agents:     {agents}",
+    ]
+    return "\n".join(lines)
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from bridge.app import Bridge
     from bridge.logs import configure
-    from bridge.serving import BridgeServer
+    from bridge.serving import BridgeServer, port_problem
 
     configure(args.log_level)
-    created = False
+    path = args.config or os.environ.get("ASKBRIDGE_CONFIG")
     try:
-        path = args.config or os.environ.get("ASKBRIDGE_CONFIG")
-        if path:
-            config, env, defaults = load_config(path), dict(os.environ), False
-        else:
-            config = embedded_defaults()
-            env, created = default_env(config.data_dir, dict(os.environ))
-            defaults = True
+        config = load_config(path) if path else embedded_defaults()
         overrides = {k: v for k, v in (("host", args.host), ("port", args.port)) if v is not None}
         if overrides:
             config = config.model_copy(update={"server": config.server.model_copy(
                 update=overrides)})
+        problem = port_problem(config.server.host, config.server.port)
+        if problem:  # before anything is created or started, so nothing half-runs
+            print(f"askbridge: {problem}", file=sys.stderr)
+            return EXIT_USAGE
+        env, created = (dict(os.environ), False) if path else default_env(
+            config.data_dir, dict(os.environ))
         bridge = Bridge.build(config, env)
     except ConfigError as exc:
         print(f"askbridge: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    if defaults:
-        print(_welcome(config, env, created), flush=True)
+    print(_banner(config, env, path, sys.stdout.isatty()) if path else
+          _welcome(config, env, created), flush=True)
     BridgeServer(bridge, config.server.host, config.server.port).run()
     return 0
-
-
-def _question_from_args(args: argparse.Namespace) -> dict[str, Any]:
-    if args.json:
-        raw = sys.stdin.read() if args.json == "-" else args.json
-        body: dict[str, Any] = json.loads(raw)
-        return body
-    if not args.question or not args.option:
-        raise ValueError('Give a question and options: askbridge ask "Deploy where?" -o A -o B '
-                         "(or --json '{\"questions\": [...]}').")
-    question = {"id": args.id, "header": args.header, "question": args.question,
-                "options": [{"label": o} for o in args.option], "multiSelect": args.multi}
-    body = {"questions": [question]}
-    if args.timeout is not None:
-        body["timeoutSeconds"] = args.timeout
-    return body
-
-
-def cmd_ask(args: argparse.Namespace) -> int:
-    from bridge.client import AskClient, AskError
-
-    try:
-        body = _question_from_args(args)
-    except (ValueError, json.JSONDecodeError) as exc:
-        print(f"askbridge ask: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-
-    async def run() -> int:
-        async with AskClient(args.url, args.token, args.session) as client:
-            result = await client.ask(body)
-        print(json.dumps(result.to_json()))
-        return EXIT_ANSWERED if result.status == "answered" else EXIT_NO_ANSWER
-
-    try:
-        return asyncio.run(run())
-    except AskError as exc:
-        for d in exc.details:
-            print(f"askbridge ask: {d.get('loc')}: {d.get('msg')}", file=sys.stderr)
-        return EXIT_USAGE if exc.status in (401, 403, 409, 413, 422) else 1
-    except (OSError, ValueError) as exc:
-        print(f"askbridge ask: cannot reach askbridge ({exc}); is `askbridge serve` running?",
-              file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return EXIT_NO_ANSWER
 
 
 def cmd_reply(args: argparse.Namespace) -> int:
@@ -139,8 +112,8 @@ def cmd_reply(args: argparse.Namespace) -> int:
         response = httpx.post(f"{url}/v1/channels/webhook/{args.channel}", content=body,
                               headers={"content-type": "application/json",
                                        SIGNATURE_HEADER: sign(secret, body)}, trust_env=False)
-    except httpx.HTTPError as exc:
-        print(f"askbridge reply: cannot reach askbridge at {url} ({exc})", file=sys.stderr)
+    except httpx.TransportError:
+        print(f"askbridge reply: {unreachable(url)}", file=sys.stderr)
         return 1
     data = response.json()
     if response.status_code != 200:
@@ -153,53 +126,76 @@ def cmd_reply(args: argparse.Namespace) -> int:
     return 0 if data.get("accepted") else 1
 
 
-def cmd_mcp(args: argparse.Namespace) -> int:
-    from bridge.mcp_stdio import main
-
-    main(args.url, args.token, args.session)
-    return 0
-
-
 def cmd_doctor(args: argparse.Namespace) -> int:
     from bridge.doctor import run_doctor
 
     return asyncio.run(run_doctor(args))
 
 
+def _agent_options(cmd: argparse.ArgumentParser) -> None:
+    cmd.add_argument("--url", help="server URL (default: $ASKBRIDGE_URL or http://127.0.0.1:8765)")
+    cmd.add_argument("--token", help="agent token (default: $ASKBRIDGE_TOKEN, else the one in "
+                     "./.askbridge/ that `askbridge serve` made)")
+    cmd.add_argument("--session", help="session key (default: $ASKBRIDGE_SESSION or main)")
+
+
+def _ask_parser(sub: Any) -> None:
+    ask = sub.add_parser("ask", help="ask from a shell and wait; prints the result JSON",
+                         description="Ask and block. The question id and a waiting line go to "
+                         "stderr, the result JSON to stdout. Exit 0 answered, 3 no answer, 2 "
+                         "refused (bad call, token, 409), 1 server not reachable.")
+    _agent_options(ask)
+    ask.add_argument("question", nargs="?", help="the question (one sentence)")
+    ask.add_argument("-o", "--option", action="append", help="an option (give it 2-4 times)")
+    ask.add_argument("--header", default="Question", help="short chip label (default Question)")
+    ask.add_argument("--id", default="answer", help="the answer key (default answer)")
+    ask.add_argument("--multi", action="store_true", help="allow several options")
+    ask.add_argument("--timeout", type=int, help="seconds to wait (30-3600, default 900)")
+    ask.add_argument("--json", help="the whole request as JSON, {\"questions\": [...]} ('-' "
+                     "reads stdin)")
+    ask.set_defaults(func=cli_agent.cmd_ask)
+    for name, func, text in (
+            ("status", cli_agent.cmd_status, "show a question's status and result"),
+            ("cancel", cli_agent.cmd_cancel,
+             "cancel a pending question (an answer that already won stays)")):
+        cmd = sub.add_parser(name, help=text, description=text)
+        _agent_options(cmd)
+        cmd.add_argument("id", help="the question id (q_…), as `askbridge ask` printed it")
+        cmd.set_defaults(func=func)
+    mcp = sub.add_parser("mcp", help="the stdio MCP server, for MCP hosts (Claude Code, …)",
+                         description="The stdio MCP server with the ask_user tool; asks through "
+                         "a running `askbridge serve`.")
+    _agent_options(mcp)
+    mcp.set_defaults(func=cli_agent.cmd_mcp)
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="askbridge", description=__doc__)
+    p.add_argument("--version", action="version",
+                   version=f"askbridge {package_version()}")
     sub = p.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="run the bridge (embedded defaults without --config)")
-    serve.add_argument("--config", help="TOML config file (default: $ASKBRIDGE_CONFIG)")
+    serve.add_argument("--config", help="TOML config file (default: $ASKBRIDGE_CONFIG; without "
+                       "either, the embedded defaults)")
     serve.add_argument("--host", help="override server.host (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, help="override server.port")
-    serve.add_argument("--log-level", default="info")
+    serve.add_argument("--port", type=int, help="override server.port (default 8765)")
+    serve.add_argument("--log-level", default="info", choices=LOG_LEVELS,
+                       help="how much to log on stderr (default info)")
     serve.set_defaults(func=cmd_serve)
-
-    for name, func, text in (("ask", cmd_ask, "ask from a shell; prints the result JSON"),
-                             ("mcp", cmd_mcp, "the stdio MCP server")):
-        cmd = sub.add_parser(name, help=text)
-        cmd.add_argument("--url", help="server URL (default: $ASKBRIDGE_URL or 127.0.0.1:8765)")
-        cmd.add_argument("--token", help="agent token (default: $ASKBRIDGE_TOKEN)")
-        cmd.add_argument("--session", help="session key (default: $ASKBRIDGE_SESSION or main)")
-        cmd.set_defaults(func=func)
-        if name == "ask":
-            cmd.add_argument("question", nargs="?", help="the question (one sentence)")
-            cmd.add_argument("-o", "--option", action="append", help="an option (2-4 times)")
-            cmd.add_argument("--header", default="Question", help="short chip label")
-            cmd.add_argument("--id", default="answer", help="the answer key")
-            cmd.add_argument("--multi", action="store_true", help="allow several options")
-            cmd.add_argument("--timeout", type=int, help="seconds (30-3600, default 900)")
-            cmd.add_argument("--json", help="the whole AskRequest as JSON ('-' reads stdin)")
+    _ask_parser(sub)
 
     reply = sub.add_parser("reply", help="answer on the local console text channel")
-    reply.add_argument("text", nargs="+")
-    reply.add_argument("--channel", default="local")
-    reply.add_argument("--conversation", default="console")
-    reply.add_argument("--sender", default="console")
+    reply.add_argument("text", nargs="+", help="the reply, as a person would type it: 2, "
+                       "production, 1,3, skip…")
+    reply.add_argument("--channel", default="local", help="webhook channel name (default local)")
+    reply.add_argument("--conversation", default="console",
+                       help="conversation id (default console)")
+    reply.add_argument("--sender", default="console", help="who is answering (default console)")
     reply.add_argument("--reply-to", help="the question id you are answering")
-    reply.add_argument("--secret", help="the channel secret (default: .askbridge/credentials.json)")
-    reply.add_argument("--url")
+    reply.add_argument("--secret", help="the channel secret (default: "
+                       "$ASKBRIDGE_LOCAL_WEBHOOK_SECRET or .askbridge/credentials.json)")
+    reply.add_argument("--url", help="server URL (default: $ASKBRIDGE_URL or "
+                       "http://127.0.0.1:8765)")
     reply.set_defaults(func=cmd_reply)
 
     doctor = sub.add_parser("doctor", help="check a config and each platform's credentials")

@@ -13,8 +13,25 @@ import httpx
 
 from bridge.config import load_credentials
 from bridge.contract import AskRequest, AskResult
+from bridge.i18n import tr
 
 DEFAULT_URL = "http://127.0.0.1:8765"
+
+
+class NoToken(ValueError):
+    """No agent token anywhere: none passed, no ASKBRIDGE_TOKEN, no `.askbridge/` beside us."""
+
+    def __init__(self) -> None:
+        super().__init__(tr(
+            "en", "No agent token: set ASKBRIDGE_TOKEN (or pass --token), or run from the folder "
+            "where `askbridge serve` keeps its .askbridge/ folder."))
+
+
+def unreachable(url: str) -> str:
+    """What to tell a person or a model when nothing answers at `url`."""
+    return tr("en", "askbridge is not reachable at {url}: nothing answered there. Start it with "
+              "`askbridge serve` (or point ASKBRIDGE_URL or --url at where it runs), then try "
+              "again.", url=url)
 
 
 class AskError(Exception):
@@ -65,10 +82,7 @@ class AskClient:
         self.url = (url or os.environ.get("ASKBRIDGE_URL") or DEFAULT_URL).rstrip("/")
         token = token or default_token()
         if not token:
-            raise ValueError(
-                "No agent token: pass token=…, set ASKBRIDGE_TOKEN, or run beside the embedded "
-                "defaults' .askbridge/ folder."
-            )
+            raise NoToken()
         self.session = session or os.environ.get("ASKBRIDGE_SESSION") or "main"
         self._http = httpx.AsyncClient(
             base_url=self.url,
@@ -166,8 +180,9 @@ class AskClient:
         response = await self._call("POST", f"/v1/questions/{question_id}/cancel")
         return AskResult.model_validate(response.json())
 
-    async def timeline(self, session: str | None = None) -> list[dict[str, Any]]:
-        response = await self._call("GET", f"/v1/sessions/{session or self.session}/timeline")
+    async def timeline(self, session: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
+        response = await self._call("GET", f"/v1/sessions/{session or self.session}/timeline",
+                                    params={"limit": limit})
         return list(response.json()["questions"])
 
     async def me(self) -> dict[str, Any]:

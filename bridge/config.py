@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import difflib
 import itertools
 import json
 import os
 import secrets
 import tomllib
+import types
+import typing
 from pathlib import Path
 from typing import Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from bridge.contract import format_loc
-from bridge.i18n import DEFAULT_LOCALE, Locale
+from bridge.i18n import DEFAULT_LOCALE, Locale, tr
 from bridge.types import AdapterContext
 
 Section = TypeVar("Section", bound=BaseModel)
@@ -42,7 +45,7 @@ class StoreConfig(_Section):
     @model_validator(mode="after")
     def _one_backend(self) -> StoreConfig:
         if self.path and self.url:
-            raise ValueError("set either store.path (SQLite) or store.url (PostgreSQL), not both")
+            raise ValueError("Set either store.path (SQLite) or store.url (PostgreSQL), not both.")
         return self
 
 
@@ -118,7 +121,7 @@ class BridgeConfig(BaseModel):
     def _unique_agents(self) -> BridgeConfig:
         names = [a.name for a in self.agents]
         if len(names) != len(set(names)):
-            raise ValueError("every [[agents]] entry needs its own name")
+            raise ValueError("Every [[agents]] entry needs its own name.")
         return self
 
     def section(self, name: str) -> Any:
@@ -159,11 +162,63 @@ def load_config(path: str | os.PathLike[str]) -> BridgeConfig:
     return parse_config(raw, source=str(file))
 
 
+def _model_in(annotation: Any) -> Any:
+    """A field's type, looking through `X | None` (lists and dicts stay: a key steps into them)."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        inner = [a for a in typing.get_args(annotation) if a is not type(None)]
+        return inner[0] if len(inner) == 1 else annotation
+    return annotation
+
+
+def known_keys(root: Any, path: tuple[int | str, ...]) -> list[str]:
+    """The keys a table at `path` under `root` (a model, or a dict/list of models) accepts."""
+    current = _model_in(root)
+    for part in path:
+        if isinstance(current, type) and issubclass(current, BaseModel):
+            field = current.model_fields.get(str(part))
+            if field is None:
+                return []
+            current = _model_in(field.annotation)
+        elif typing.get_origin(current) in (dict, list):  # a channel name or a list index
+            current = _model_in(typing.get_args(current)[-1])
+        else:
+            return []
+    if isinstance(current, type) and issubclass(current, BaseModel):
+        return list(current.model_fields)
+    return []
+
+
+def unknown_key(key: str, known: list[str]) -> str:
+    """`unknown key "prot"; did you mean "port"?`, or the keys it could be."""
+    near = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+    if near:
+        return tr("en", "unknown key \"{key}\"; did you mean \"{near}\"?", key=key, near=near[0])
+    if known:
+        return tr("en", "unknown key \"{key}\"; the keys here are {keys}.", key=key,
+                  keys=", ".join(known))
+    return tr("en", "unknown key \"{key}\".", key=key)
+
+
+def config_problems(exc: ValidationError, root: Any) -> list[str]:
+    """Each problem as `loc: what to do`, in askbridge's words rather than pydantic's."""
+    lines = []
+    for e in exc.errors():
+        loc = tuple(e["loc"])
+        if e["type"] == "extra_forbidden":
+            msg = unknown_key(str(loc[-1]), known_keys(root, loc[:-1]))
+        elif e["type"] == "value_error":  # our own validators' sentences, without "Value error,"
+            msg = str(e.get("ctx", {}).get("error", e["msg"]))
+        else:
+            msg = str(e["msg"])
+        lines.append(f"{format_loc(loc)}: {msg}" if loc else msg)
+    return lines
+
+
 def parse_config(raw: dict[str, Any], source: str = "config") -> BridgeConfig:
     try:
         return BridgeConfig.model_validate(raw)
     except ValidationError as exc:
-        lines = [f"{format_loc(tuple(e['loc']))}: {e['msg']}" for e in exc.errors()]
+        lines = config_problems(exc, BridgeConfig)
         raise ConfigError(f"{source} has problems:\n  " + "\n  ".join(lines)) from exc
 
 
@@ -178,9 +233,7 @@ def adapter_section(ctx: AdapterContext, name: str, model: type[Section]) -> Sec
     try:
         return model.model_validate(raw)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{format_loc(tuple(e['loc'])) if e['loc'] else name}: {e['msg']}"
-            for e in exc.errors())
+        problems = "; ".join(config_problems(exc, model))
         raise ConfigError(f"[{name}] has problems: {problems}.") from exc
 
 

@@ -1,4 +1,9 @@
-"""Streamable HTTP MCP at /mcp: bearer token → agent, `X-Askbridge-Session` → session."""
+"""Streamable HTTP MCP at /mcp: bearer token → agent, `X-Askbridge-Session` → session.
+
+A client that vanishes mid-call must not leave its question pending: each POST's stream is
+watched, and a tool call whose stream has been closed for `GRACE_SECONDS` cancels its question
+(a deleted MCP session ends the SDK's in-flight handlers, which cancels them too).
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,8 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
+import structlog
+from mcp.server.lowlevel.server import request_ctx
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -20,17 +27,24 @@ if TYPE_CHECKING:
     from bridge.app import Bridge
 
 PROGRESS_SECONDS = 10.0
+GRACE_SECONDS = 10.0
+"""How long a closed stream may stay closed before its question is cancelled."""
+STREAM_CLOSED = "askbridge.stream_closed"
+"""Scope key of the event the /mcp app sets once a request's HTTP exchange has ended."""
+log = structlog.get_logger("askbridge.mcp")
 _current: contextvars.ContextVar[tuple[str, str]] = contextvars.ContextVar("askbridge_mcp_agent")
 
 
 class BrokerAsker:
     """Asks in-process for the agent that made the HTTP request."""
 
-    def __init__(self, bridge: Bridge, agent: str, session: str, interval: float) -> None:
+    def __init__(self, bridge: Bridge, agent: str, session: str, interval: float,
+                 grace: float = GRACE_SECONDS) -> None:
         self.bridge = bridge
         self.agent = agent
         self.session = session
         self.interval = interval
+        self.grace = grace
 
     async def may_ask(self) -> bool:
         return self.bridge.broker.agent(self.agent).role == "main"
@@ -51,19 +65,47 @@ class BrokerAsker:
         return final
 
     async def _wait(self, question_id: Any) -> AskResult:
-        record = await self.bridge.broker.wait(question_id, None)
+        """The result; cancels the question first if the caller's stream is gone for good."""
+        waiting = asyncio.ensure_future(self.bridge.broker.wait(question_id, None))
+        gone = asyncio.ensure_future(self._stream_gone())
+        try:
+            await asyncio.wait({waiting, gone}, return_when=asyncio.FIRST_COMPLETED)
+            if not waiting.done():
+                log.info("mcp_stream_gone", question_id=question_id, agent=self.agent,
+                         grace_seconds=self.grace)
+                await self.bridge.broker.cancel(question_id)
+            record = await waiting
+        finally:
+            for task in (waiting, gone):
+                task.cancel()
         assert record.result is not None
         return record.result
 
+    async def _stream_gone(self) -> None:
+        """Returns once this call's POST stream has been closed for `grace` seconds.
+
+        The server keeps no event store, so a closed stream cannot be resumed (a resumed GET
+        would have nothing to replay); the grace period only spares a response that is being
+        written as the connection drops.
+        """
+        request = request_ctx.get().request
+        closed = getattr(request, "scope", {}).get(STREAM_CLOSED)
+        if not isinstance(closed, asyncio.Event):
+            await asyncio.Event().wait()  # not over HTTP: nothing to watch
+            return
+        await closed.wait()
+        await asyncio.sleep(self.grace)
+
 
 def mcp_mount(
-    bridge: Bridge, tokens: dict[str, str], interval: float = PROGRESS_SECONDS
+    bridge: Bridge, tokens: dict[str, str], interval: float = PROGRESS_SECONDS,
+    grace: float = GRACE_SECONDS,
 ) -> tuple[ASGIApp, Callable[[Any], AbstractAsyncContextManager[None]]]:
     """The /mcp ASGI app and the lifespan that runs its session manager."""
 
     def asker_for() -> BrokerAsker:
         agent, session = _current.get()
-        return BrokerAsker(bridge, agent, session, interval)
+        return BrokerAsker(bridge, agent, session, interval, grace)
 
     # Stateful sessions, so that a client's notifications/cancelled reaches the waiting call.
     manager = StreamableHTTPSessionManager(build_server(asker_for), stateless=False,
@@ -77,9 +119,12 @@ def mcp_mount(
             return
         session = headers.get("x-askbridge-session") or "main"
         token = _current.set((agent, session))
+        closed = asyncio.Event()
         try:
-            await manager.handle_request(scope, receive, send)
+            # The SDK hands this scope (as the request) to the tool call the POST carries.
+            await manager.handle_request({**scope, STREAM_CLOSED: closed}, receive, send)
         finally:
+            closed.set()
             _current.reset(token)
 
     @asynccontextmanager

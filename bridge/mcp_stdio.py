@@ -13,7 +13,7 @@ import anyio
 import httpx
 from mcp.server.stdio import stdio_server
 
-from bridge.client import AskClient, AskError
+from bridge.client import AskClient, AskError, unreachable
 from bridge.contract import AskResult, InvalidRequest, Problem, parse_ask_request
 from bridge.mcp_tool import AskFailure, Progress, build_server, with_progress
 
@@ -42,9 +42,8 @@ class HttpAsker:
                 raise InvalidRequest([Problem(loc=d.get("loc", "body"), msg=d.get("msg", ""))
                                       for d in exc.details]) from None
             raise AskFailure(" ".join(d.get("msg", "") for d in exc.details) or str(exc)) from None
-        except OSError as exc:
-            raise AskFailure(f"askbridge is not reachable at {self.client.url} ({exc}); start it "
-                             "with `askbridge serve`, then ask again.") from None
+        except httpx.TransportError:
+            raise AskFailure(unreachable(self.client.url)) from None
 
 
 async def run(url: str | None = None, token: str | None = None, session: str | None = None) -> None:

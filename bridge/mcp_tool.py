@@ -11,6 +11,8 @@ import mcp.types as mt
 from mcp.server.lowlevel import Server
 
 from bridge.contract import AskResult, InvalidRequest, Problem, tool_input_schema
+from bridge.i18n import tr
+from bridge.version import package_version
 
 TOOL_NAME = "ask_user"
 GUIDANCE = (
@@ -25,7 +27,8 @@ GUIDANCE = (
     "with your best judgment."
 )
 
-Progress = Callable[[float, str], Awaitable[None]]
+Progress = Callable[[float, float, str], Awaitable[None]]
+"""`progress(waited, total, message)`: seconds waited so far of the `total` the ask may last."""
 
 
 class Asker(Protocol):
@@ -82,8 +85,9 @@ async def with_progress(
             if done:
                 return task.result()
             waited = time.monotonic() - started
-            await progress(waited, f"Waiting for the user's answer ({int(waited)}s of "
-                                   f"{int(total)}s).")
+            await progress(waited, total, tr(
+                "en", "Waiting for the user's answer: {waited} s so far, about {left} s left.",
+                waited=int(waited), left=max(0, int(total - waited))))
     finally:
         if not task.done():
             task.cancel()
@@ -91,7 +95,7 @@ async def with_progress(
 
 def build_server(asker_for: Callable[[], Asker], name: str = "askbridge") -> Server[Any, Any]:
     """A low-level MCP server with one tool, `ask_user`, listed only for main agents."""
-    server: Server[Any, Any] = Server(name, instructions=GUIDANCE)
+    server: Server[Any, Any] = Server(name, version=package_version(), instructions=GUIDANCE)
 
     # The SDK's decorators are untyped; the handlers below are fully typed.
     @server.list_tools()  # type: ignore[no-untyped-call, untyped-decorator]
@@ -109,9 +113,10 @@ def build_server(asker_for: Callable[[], Asker], name: str = "askbridge") -> Ser
         ctx = server.request_context
         token = ctx.meta.progressToken if ctx.meta else None
 
-        async def progress(done: float, message: str) -> None:
+        async def progress(done: float, total: float, message: str) -> None:
             if token is not None:
-                await ctx.session.send_progress_notification(token, done, message=message)
+                await ctx.session.send_progress_notification(token, done, total=total,
+                                                             message=message)
 
         try:
             result = await asker.ask(arguments, progress)

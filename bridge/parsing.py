@@ -69,6 +69,26 @@ def _range_message(question: Question, number: int, locale: str) -> str:
               "option text, or your own words.", number=number, count=len(question.options))
 
 
+def _choose_one_message(question: Question, locale: str) -> str:
+    return tr(locale, "Choose one: this question takes a single option. Reply with one number from "
+              "1 to {count}, the option text, or your own words.", count=len(question.options))
+
+
+def _one_pick(question: Question, text: str, locale: str) -> list[str] | str | None:
+    """A list reply (`1,2`, `staging and production`) to a single-select question.
+
+    One distinct pick (`1, 1`) is that option; several are refused (choose one); None when the
+    text is not a list of picks at all (free text, or only numbers out of range like `10 20`).
+    """
+    split = _split_choices(question, text)
+    if split is None or not split[0]:
+        return None
+    chosen, bad = split
+    if len(set(chosen)) == 1 and not bad:
+        return [question.options[chosen[0]].label]
+    return _choose_one_message(question, locale)
+
+
 def _split_choices(question: Question, text: str) -> tuple[list[int], list[int]] | None:
     """Read `1,3` / `1 and 3` / `lint, build` as option indices; None if it is not a list."""
     rest = normalize(text)
@@ -116,7 +136,7 @@ def parse_answer(question: Question, text: str, locale: str = DEFAULT_LOCALE) ->
             if 1 <= value <= len(labels):
                 return [labels[value - 1]]
             return _range_message(question, value, locale)
-        return [text]
+        return _one_pick(question, text, locale) or [text]
     split = _split_choices(question, text)
     if split is None:
         return [text]

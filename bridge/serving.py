@@ -2,12 +2,38 @@
 
 from __future__ import annotations
 
+import errno
 import socket
 
 import uvicorn
 
 from bridge.app import Bridge
+from bridge.i18n import tr
 from bridge.server import create_app
+
+
+def port_problem(host: str, port: int) -> str | None:
+    """Why `host:port` cannot be listened on, or None; checked before anything starts."""
+    if port == 0:
+        return None
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port,
+                                                             type=socket.SOCK_STREAM)[0]
+    except socket.gaierror as exc:
+        return tr("en", "cannot listen on {host}: {why}; check server.host or --host.",
+                  host=host, why=exc.strerror)
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                return tr("en", "port {port} on {host} is already in use (another askbridge?); "
+                          "stop that process or choose another port with --port.",
+                          port=port, host=host)
+            return tr("en", "cannot listen on {host}:{port}: {why}.", host=host, port=port,
+                      why=exc.strerror)
+    return None
 
 
 class BridgeServer(uvicorn.Server):

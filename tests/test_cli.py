@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import os
 import signal
+import socket
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.harness import free_port, until
 
@@ -26,9 +29,10 @@ def clean_env(**extra: str) -> dict[str, str]:
 
 
 @asynccontextmanager
-async def serve(cwd: Path, port: int, *args: str) -> AsyncIterator[asyncio.subprocess.Process]:
+async def serve(cwd: Path, port: int, *args: str,
+                **env: str) -> AsyncIterator[asyncio.subprocess.Process]:
     proc = await asyncio.create_subprocess_exec(
-        *ASKBRIDGE, "serve", "--port", str(port), *args, cwd=cwd, env=clean_env(),
+        *ASKBRIDGE, "serve", "--port", str(port), *args, cwd=cwd, env=clean_env(**env),
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
 
     async def healthy() -> bool:
@@ -73,6 +77,7 @@ async def test_embedded_defaults_ask_from_a_shell_answered_by_a_reply(tmp_path: 
         await until(replied, timeout=30, interval=0.3)
         code, out, err = await ask
         assert code == 0, err
+        assert "asked q_" in err and "waiting for the answer" in err  # said while it blocked
         assert json.loads(out) == {"status": "answered", "answers": {"answers": {
             "deploy_target": {"answers": ["Production"]}}}}
         server.send_signal(signal.SIGTERM)
@@ -142,3 +147,95 @@ async def _listed(url: str, token: str) -> bool:
         line = await http.get(f"{url}/v1/sessions/main/timeline",
                               headers={"Authorization": f"Bearer {token}"})
         return any(q["status"] == "pending" for q in line.json()["questions"])
+
+
+def test_version_and_help_for_every_option() -> None:
+    from bridge.cli import parser
+    from bridge.version import package_version
+
+    root = parser()
+    subs = next(a for a in root._actions if isinstance(a, argparse._SubParsersAction))
+    assert {"serve", "ask", "status", "cancel", "mcp", "reply", "doctor"} <= set(subs.choices)
+    for name, sub in subs.choices.items():
+        for action in sub._actions:
+            assert action.help, f"askbridge {name} {action.dest} has no help text"
+    with pytest.raises(SystemExit) as exit_:
+        root.parse_args(["--version"])
+    assert exit_.value.code == 0 and package_version()[0].isdigit()
+
+
+async def test_no_token_and_no_server_each_say_what_to_do(tmp_path: Path) -> None:
+    code, _, err = await run(tmp_path, "ask", "Go?", "-o", "A", "-o", "B")
+    assert code == 2 and "No agent token" in err and "ASKBRIDGE_TOKEN" in err
+    assert "Traceback" not in err and "reachable" not in err  # not blamed on the server
+    url = f"http://127.0.0.1:{free_port()}"
+    code, _, err = await run(tmp_path, "ask", "Go?", "-o", "A", "-o", "B",
+                             ASKBRIDGE_URL=url, ASKBRIDGE_TOKEN="t")
+    assert code == 1 and f"not reachable at {url}" in err and "askbridge serve" in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    code, out, err = await run(tmp_path, "mcp")
+    assert code == 2 and "No agent token" in err and "Traceback" not in err and out == ""
+
+
+async def test_serve_refuses_a_busy_port_before_starting_anything(tmp_path: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        code, out, err = await run(tmp_path, "serve", "--port", str(port))
+    assert code == 2 and out == ""
+    assert err.strip() == (f"askbridge: port {port} on 127.0.0.1 is already in use (another "
+                           "askbridge?); stop that process or choose another port with --port.")
+    assert not (tmp_path / ".askbridge").exists()  # nothing was created, nothing started
+
+
+async def test_serve_rejects_an_unknown_log_level_clearly(tmp_path: Path) -> None:
+    code, _, err = await run(tmp_path, "serve", "--log-level", "loud")
+    assert code == 2 and "invalid choice: 'loud'" in err and "Traceback" not in err
+
+
+async def test_serve_with_config_prints_a_banner(tmp_path: Path) -> None:
+    port = free_port()
+    config = tmp_path / "askbridge.toml"
+    config.write_text(f'data_dir = "{tmp_path / "data"}"\n[[agents]]\nname = "bot"\n'
+                      'token_env = "BOT_TOKEN"\n')
+    async with serve(tmp_path, port, "--config", str(config), BOT_TOKEN="b",
+                     ASKBRIDGE_WEB_TOKEN="webtok") as server:
+        server.send_signal(signal.SIGTERM)
+        out, _ = await asyncio.wait_for(server.communicate(), 20)
+    text = out.decode()
+    assert f"askbridge is running with {config}." in text and "bot (main)" in text
+    # Piped (a log file, journald): the link names the variable, the secret stays out of logs.
+    assert f"http://127.0.0.1:{port}/?token=<value of $ASKBRIDGE_WEB_TOKEN>" in text
+    assert "webtok" not in text
+
+
+def test_the_banner_shows_the_login_link_on_a_terminal(tmp_path: Path) -> None:
+    from bridge.cli import _banner
+    from bridge.config import parse_config
+
+    config = parse_config({"agents": [{"name": "bot", "token_env": "B"}]})
+    env = {"ASKBRIDGE_WEB_TOKEN": "webtok"}
+    assert "http://127.0.0.1:8765/?token=webtok" in _banner(config, env, "c.toml", reveal=True)
+    assert "set ASKBRIDGE_WEB_TOKEN to log in" in _banner(config, {}, "c.toml", reveal=True)
+
+
+async def test_status_and_cancel_by_id(tmp_path: Path) -> None:
+    from bridge.client import AskClient
+
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    async with serve(tmp_path, port):
+        token = json.loads((tmp_path / ".askbridge" / "credentials.json").read_text())["agent_token"]
+        async with AskClient(url, token) as client:
+            qid = (await client.create({"questions": [{
+                "id": "go", "header": "Go", "question": "Ship it?",
+                "options": [{"label": "Yes"}, {"label": "No"}]}]}))["id"]
+        code, out, _ = await run(tmp_path, "status", qid, ASKBRIDGE_URL=url)
+        assert code == 0 and json.loads(out)["status"] == "pending"
+        code, out, _ = await run(tmp_path, "cancel", qid, ASKBRIDGE_URL=url)
+        assert code == 0 and json.loads(out) == {"status": "no_answer", "reason": "cancelled"}
+        code, out, _ = await run(tmp_path, "status", qid, ASKBRIDGE_URL=url)
+        assert json.loads(out)["status"] == "no_answer" and json.loads(out)["reason"] == "cancelled"
+        code, _, err = await run(tmp_path, "status", "q_nope", ASKBRIDGE_URL=url)
+        assert code == 2 and "no question" in err.lower()

@@ -18,7 +18,7 @@ def uncommented() -> str:
     lines = []
     inside = False
     for line in EXAMPLE.read_text().splitlines():
-        if re.match(r"^# \[(telegram|discord|slack)\]$", line):
+        if re.match(r"^# \[(telegram|discord|slack|webhooks\.sms)\]$", line):
             inside = True
         elif not line.strip():
             inside = False
@@ -71,3 +71,12 @@ async def test_adapters_get_their_own_state_in_the_store(tmp_path: Path) -> None
         assert await seen[0].state("other").get("k") is None
     finally:
         await built.store.close()
+def test_the_example_as_shipped_has_no_live_placeholder() -> None:
+    """Copied as is, the example must not send every prompt to an example host."""
+    from bridge.doctor import placeholders
+
+    shipped = parse_config(tomllib.loads(EXAMPLE.read_text()))
+    assert placeholders(shipped) == []
+    assert shipped.agents[0].surfaces == ["web"]
+    switched_on = parse_config(tomllib.loads(uncommented()))
+    assert any("webhooks.sms.url" in p for p in placeholders(switched_on))  # doctor would say so

@@ -13,6 +13,7 @@ import structlog
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.adapter.starlette.async_handler import AsyncSlackRequestHandler
 from slack_bolt.async_app import AsyncAck, AsyncApp
+from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.http_retry.async_handler import AsyncRetryHandler
 from slack_sdk.http_retry.builtin_async_handlers import (
@@ -53,6 +54,7 @@ from bridge import (
 
 log = structlog.get_logger("askbridge.slack").bind(platform="slack")
 EVENTS_PATH = "/slack/events"
+_CLIENT_WINS = warning_client_prioritized_and_token_skipped()
 _NETWORK = (SlackClientError, aiohttp.ClientError, TimeoutError, OSError)
 
 
@@ -70,6 +72,10 @@ def _library_logger(name: str) -> logging.Logger:
     logger = logging.getLogger(name)
     logger.setLevel(max(logger.getEffectiveLevel(), logging.INFO))
     return logger
+
+
+def _not_client_wins(record: logging.LogRecord) -> bool:
+    return record.getMessage() != _CLIENT_WINS
 
 
 def _api_error(exc: Exception) -> str:
@@ -91,6 +97,10 @@ class SlackAdapter:
         self._connector: asyncio.Task[None] | None = None
         self._connected = asyncio.Event()
         quiet = _library_logger("askbridge.slack.bolt")
+        # Bolt also reads $SLACK_BOT_TOKEN itself and warns that our `client` wins over it;
+        # that is intended, so the warning would only confuse whoever reads doctor's output.
+        if _not_client_wins not in quiet.filters:
+            quiet.addFilter(_not_client_wins)
         self.client = AsyncWebClient(token=bot_token, base_url=config.base_url, timeout=10,
                                      retry_handlers=_retry_handlers(config.retries), logger=quiet)
         self.app = AsyncApp(client=self.client, signing_secret=signing_secret, logger=quiet,
@@ -162,22 +172,31 @@ class SlackAdapter:
         """auth.test with the bot token (and, in Socket Mode, apps.connections.open)."""
         try:
             found = await self.client.auth_test()
-        except _NETWORK as exc:
+        except SlackApiError as exc:
             raise DeliveryError(
                 f"Slack rejected the bot token from ${self.config.bot_token_env} "
                 f"({_api_error(exc)}); copy the Bot User OAuth Token (xoxb-…) from the app's "
                 "OAuth & Permissions page."
             ) from exc
+        except _NETWORK as exc:
+            raise DeliveryError(self._unreachable(exc)) from exc
         if self.config.mode == "socket":
             try:
                 await self.client.apps_connections_open(app_token=self._app_token)
-            except _NETWORK as exc:
+            except SlackApiError as exc:
                 raise DeliveryError(
                     f"Slack rejected the app token from ${self.config.app_token_env} "
                     f"({_api_error(exc)}); create an app-level token with connections:write "
                     "under Basic Information and enable Socket Mode."
                 ) from exc
+            except _NETWORK as exc:
+                raise DeliveryError(self._unreachable(exc)) from exc
         return f"Slack app {found.get('user')} in {found.get('team')} ({self.config.mode} mode)"
+
+    def _unreachable(self, exc: BaseException) -> str:
+        """A network failure is not a bad token: say so, so nobody re-copies a good one."""
+        return (f"Could not reach Slack at {self.config.base_url} ({type(exc).__name__}); check "
+                "the network, a proxy or [slack] base_url, then run doctor again.")
 
     # outbound -------------------------------------------------------------------------------
 

@@ -43,17 +43,30 @@ SECURITY_HEADERS = {
     "x-frame-options": "DENY",
     "cache-control": "no-store",
 }
+ICON = (  # the same "?" mark as the UI's logo, inline: no extra request, no 404
+    "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 32 32'%3E%3C"
+    "rect width='32' height='32' rx='8' fill='%233d5bd9'/%3E%3Ctext x='16' y='23' font-size"
+    "='20' font-weight='700' text-anchor='middle' fill='%23fff' font-family='sans-serif'%3E"
+    "%3F%3C/text%3E%3C/svg%3E")
 LANG_COOKIE = "askbridge_lang"
 """The language a person picked with the page's switch; it wins over Accept-Language."""
 
 
-def signed_out_page(locale: str) -> str:
+def signed_out_page(locale: str, wrong_token: bool = False) -> str:
+    """The sign-in page; `wrong_token` when a login link carried a token that is not this
+    server's (a link from another askbridge, an older start, or a copy that lost a character)."""
+    if wrong_token:
+        title = tr(locale, "That login token is wrong")
+        lead = tr(locale, "This server's web token is a different one (a link from another "
+                  "askbridge, an older start, or a copy that lost a character).") + " "
+    else:
+        title, lead = tr(locale, "Sign in to askbridge"), ""
     return (
         f"<!doctype html><html lang={locale}><meta charset=utf-8>"
         "<meta name=viewport content='width=device-width'>"
-        f"<title>askbridge · {tr(locale, 'sign in')}</title>"
+        f"<title>askbridge · {tr(locale, 'sign in')}</title><link rel=icon href=\"{ICON}\">"
         "<link rel=stylesheet href='/ui/static/app.css'>"
-        f"<div class=signed-out><h1>{tr(locale, 'Sign in to askbridge')}</h1><p>"
+        f"<div class=signed-out><h1>{title}</h1><p>{lead}"
         + tr(locale, "Open the login link that {command} printed ({link}). It signs this browser "
              "in and then drops the token from the address bar.",
              command="<code>askbridge serve</code>", link="<code>http://…/?token=…</code>")
@@ -113,8 +126,8 @@ class WebRoutes:
             return chosen
         return negotiate(request.headers.get("accept-language"), self.locale)
 
-    def _signed_out(self, request: Request) -> Response:
-        return Response(signed_out_page(self.locale_of(request)), 401, headers=SECURITY_HEADERS,
+    def _signed_out(self, request: Request, wrong_token: bool = False) -> Response:
+        return Response(signed_out_page(self.locale_of(request), wrong_token), 401, headers=SECURITY_HEADERS,
                         media_type="text/html")
 
     # pages ---------------------------------------------------------------------------------
@@ -124,7 +137,7 @@ class WebRoutes:
         if token is not None:
             if not self.auth.token_ok(token):
                 log.warning("web_login_refused")
-                return self._signed_out(request)
+                return self._signed_out(request, wrong_token=True)
             return self._login(request)
         if self.auth.session(request) is None:
             return self._signed_out(request)

@@ -6,7 +6,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from adapters.webhook.adapter import WebhookAdapter
 from adapters.webhook.config import WebhookChannelConfig
-from bridge import AdapterContext, AdapterPlugin, ConfigError
+from bridge import AdapterContext, AdapterPlugin, ConfigError, config_problems
 
 _CHANNELS = TypeAdapter(dict[str, WebhookChannelConfig])
 
@@ -18,7 +18,8 @@ def create(ctx: AdapterContext) -> WebhookAdapter | None:
     try:
         channels = _CHANNELS.validate_python(section)
     except ValidationError as exc:
-        raise ConfigError(f"[webhooks] has problems: {exc}") from exc
+        problems = "; ".join(config_problems(exc, dict[str, WebhookChannelConfig]))
+        raise ConfigError(f"[webhooks] has problems: {problems}.") from exc
     secrets: dict[str, str] = {}
     for name, channel in channels.items():
         secret = ctx.env.get(channel.secret_env, "")

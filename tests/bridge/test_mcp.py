@@ -49,8 +49,11 @@ async def test_stdio_lists_the_tool_with_schema_and_guidance(tmp_path: Path) -> 
 async def test_stdio_call_is_answered_with_progress(tmp_path: Path) -> None:
     progress: list[tuple[float, str | None]] = []
 
+    totals: list[float | None] = []
+
     async def on_progress(done: float, total: float | None, message: str | None) -> None:
         progress.append((done, message))
+        totals.append(total)
 
     async with running(make_config(tmp_path)) as r:
         async with stdio_client(stdio_params(r)) as (read, write), ClientSession(read, write) as s:
@@ -63,6 +66,8 @@ async def test_stdio_call_is_answered_with_progress(tmp_path: Path) -> None:
             text = result.content[0].text  # type: ignore[union-attr]
             assert "deploy_target: Canary" in text
             assert progress and "Waiting for the user's answer" in (progress[0][1] or "")
+            assert "s left" in (progress[0][1] or "")
+            assert totals[0] == DEPLOY.get("timeoutSeconds", 900)  # total = the ask's timeout
 
 
 async def test_stdio_client_going_away_cancels_the_question(tmp_path: Path) -> None:
@@ -148,3 +153,103 @@ async def test_http_mcp_cancelled_request_cancels_the_question(tmp_path: Path) -
                 ended = await until(lambda: _terminal(r, pending[0].id))
                 assert ended.reason == "cancelled"
                 call.cancel()
+
+
+async def test_server_info_names_askbridge_and_its_version(tmp_path: Path) -> None:
+    from bridge.version import package_version
+
+    async with running(make_config(tmp_path)) as r, http_client(r, AGENT_TOKEN) as client:
+        async with streamable_http_client(f"{r.url}/mcp", http_client=client) as (read, write, _):
+            async with ClientSession(read, write) as s:
+                info = (await s.initialize()).serverInfo
+    assert info.name == "askbridge"
+    assert info.version == package_version() and info.version[0].isdigit()
+
+
+# A real MCP SDK client in its own process: it opens a session, calls ask_user and blocks.
+VANISHING_CLIENT = """
+import asyncio, sys
+import httpx
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+async def main(url, token):
+    headers = {"Authorization": f"Bearer {token}", "X-Askbridge-Session": "vanish"}
+    async with httpx.AsyncClient(headers=headers, trust_env=False, timeout=None) as http:
+        async with streamable_http_client(url, http_client=http) as (read, write, _):
+            async with ClientSession(read, write) as s:
+                await s.initialize()
+                await s.call_tool("ask_user", {"questions": [{"id": "go", "header": "Go",
+                    "question": "Ship it?", "options": [{"label": "Yes"}, {"label": "No"}]}]})
+
+asyncio.run(main(sys.argv[1], sys.argv[2]))
+"""
+
+
+async def test_http_mcp_client_killed_mid_call_cancels_and_frees_the_session(
+        tmp_path: Path) -> None:
+    async with running(make_config(tmp_path)) as r:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", VANISHING_CLIENT, f"{r.url}/mcp", AGENT_TOKEN)
+        try:
+            pending = await until(lambda: r.bridge.store.pending_questions(), timeout=30)
+        finally:
+            proc.kill()  # SIGKILL: no DELETE, no notifications/cancelled, just a dead socket
+            await proc.wait()
+        ended = await until(lambda: _terminal(r, pending[0].id), timeout=15)
+        assert ended.reason == "cancelled"
+        async with r.client(session="vanish") as again:
+            created = await again.create({"questions": DEPLOY["questions"]})
+        assert created["id"] != str(pending[0].id)  # the session takes a new ask (no 409)
+
+
+async def test_http_mcp_deleted_session_cancels_the_question(tmp_path: Path) -> None:
+    async with running(make_config(tmp_path)) as r, http_client(r, AGENT_TOKEN) as client:
+        async with streamable_http_client(f"{r.url}/mcp", http_client=client) as (read, write, _):
+            async with ClientSession(read, write) as s:
+                await s.initialize()
+                call = asyncio.create_task(s.call_tool("ask_user", DEPLOY))
+                pending = await until(lambda: r.bridge.store.pending_questions())
+                call.cancel()
+        # Leaving streamable_http_client sends DELETE for the session (terminate_on_close).
+        ended = await until(lambda: _terminal(r, pending[0].id), timeout=5)
+        assert ended.reason == "cancelled"
+
+
+async def test_http_mcp_client_timing_out_then_leaving_cancels_the_question(
+        tmp_path: Path) -> None:
+    """MCP Inspector's CLI gives up on tools/call after 60 s and exits: no stuck question."""
+    from datetime import timedelta
+
+    from mcp.shared.exceptions import McpError
+
+    async with running(make_config(tmp_path)) as r:
+        async with http_client(r, AGENT_TOKEN) as client, streamable_http_client(
+                f"{r.url}/mcp", http_client=client, terminate_on_close=False) as (read, write, _):
+            async with ClientSession(read, write) as s:
+                await s.initialize()
+                timeout = timedelta(seconds=1)
+                try:
+                    await s.call_tool("ask_user", DEPLOY, read_timeout_seconds=timeout)
+                except McpError as exc:
+                    assert "Timed out" in str(exc)
+                pending = await r.bridge.store.pending_questions()
+                assert len(pending) == 1  # still pending while the client is still there
+        # The client left without DELETE or notifications/cancelled: its stream just closed.
+        ended = await until(lambda: _terminal(r, pending[0].id), timeout=15)
+        assert ended.reason == "cancelled"
+
+
+async def test_stdio_without_a_server_tells_the_model_what_to_do(tmp_path: Path) -> None:
+    from tests.harness import free_port
+
+    url = f"http://127.0.0.1:{free_port()}"
+    params = StdioServerParameters(command=sys.executable, args=["-m", "bridge", "mcp"],
+                                   env={"ASKBRIDGE_URL": url, "ASKBRIDGE_TOKEN": AGENT_TOKEN,
+                                        "PATH": "/usr/bin:/bin"})
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+        await s.initialize()
+        result = await s.call_tool("ask_user", DEPLOY)
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert result.isError is True
+    assert f"not reachable at {url}" in text and "askbridge serve" in text

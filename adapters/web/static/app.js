@@ -116,7 +116,7 @@ function renderSessions() {
     return h("button", { type: "button", class: `session${key === state.current ? " active" : ""}`,
       "aria-current": key === state.current ? "true" : null, onclick: () => select(key) },
       h("span", { class: "session-name", text: s.session }),
-      h("span", { class: "session-meta", text: `${s.agent} · ${ago(s.lastAt)}` }),
+      h("span", { class: "session-meta", text: t("agent {agent} · {ago}", { agent: s.agent, ago: ago(s.lastAt) }) }),
       s.pending ? h("span", { class: "badge", "aria-label": t("{count} pending", { count: s.pending }),
         text: String(s.pending) }) : null);
   });
@@ -128,8 +128,10 @@ function renderHeader() {
   if (!state.current) return;
   const [agent, session] = state.current.split("\u0000");
   $("title").textContent = session;
-  const n = state.timeline.length;
-  $("subtitle").textContent = `${agent} · ${n === 1 ? t("1 question") : t("{count} questions", { count: n })}`;
+  // Count questions, not prompts: one prompt may hold up to three.
+  const n = state.timeline.reduce((sum, v) => sum + v.request.questions.length, 0);
+  $("subtitle").textContent = t("Agent: {agent} · Session: {session}", { agent, session }) + " · " +
+    (n === 1 ? t("1 question") : t("{count} questions", { count: n }));
 }
 
 function renderTimeline() {
@@ -138,7 +140,7 @@ function renderTimeline() {
   const items = state.timeline.filter((v) => !docked || v.id !== docked.id).map(timelineItem);
   const notes = state.notes.map((text) => h("div", { class: "note", role: "status", text }));
   if (docked && !items.length) {
-    items.push(h("div", { class: "empty" }, h("div", { class: "empty-title", text: t("A question is waiting") }),
+    items.push(h("div", { class: "empty waiting" }, h("div", { class: "empty-title", text: t("A question is waiting") }),
       h("p", { text: t("{agent} asked and is waiting for your answer below.", { agent: docked.agent }) })));
   } else if (!items.length && !notes.length) {
     items.push(h("div", { class: "empty" }, h("div", { class: "empty-title", text: t("No questions yet") }),

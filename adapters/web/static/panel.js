@@ -39,6 +39,7 @@ export class Panel {
   }
 
   render(focus = true) {
+    this.confirmingSkip = false;
     this.root.dataset.mode = this.narrow ? "stacked" : "stepper";
     if (this.narrow) this.root.replaceChildren(this.head(null), ...this.cards(), this.foot());
     else this.root.replaceChildren(this.head(this.current), this.body(this.current), this.foot());
@@ -118,8 +119,9 @@ export class Panel {
       !this.narrow && this.questions.length > 1 ? h("button", { type: "button", class: "ghost back",
         disabled: this.draft.step === 0 || this.busy, onclick: () => this.back(), text: t("Back") }) : null,
       h("span", { class: "spacer" }),
-      h("button", { type: "button", class: "ghost skip", disabled: this.busy,
-        title: t("Skip every question in this prompt"), onclick: () => this.skip(), text: t("Skip") }),
+      h("button", { type: "button", class: `ghost skip${this.confirmingSkip ? " confirm" : ""}`,
+        disabled: this.busy, title: t("Skip every question in this prompt"), onclick: () => this.skip(),
+        text: this.confirmingSkip ? t("Skip all {count}?", { count: this.questions.length }) : t("Skip") }),
       h("button", { type: "button", class: "primary", disabled: !ready || this.busy,
         onclick: () => this.advance(),
         text: this.narrow || this.last ? t("Submit") : t("Next") }));
@@ -179,7 +181,14 @@ export class Panel {
     return this.send(() => this.hooks.submit(answers));
   }
 
+  // Skip ends every question of the prompt: with several, the first tap only asks to confirm.
   skip() {
+    if (this.questions.length > 1 && !this.confirmingSkip) {
+      this.confirmingSkip = true;
+      this.refreshFoot();
+      this.root.querySelector(".skip").focus();
+      return null;
+    }
     return this.send(() => this.hooks.skip());
   }
 

@@ -43,6 +43,8 @@ async def test_the_page_follows_accept_language_and_remembers_a_switch(
 
         await page.locator("#lang").select_option("id")
         await page.locator(".panel").get_by_role("button", name="Lewati").click()
+        # several questions: Skip asks to confirm, in the page's language too
+        await page.locator(".panel").get_by_role("button", name="Lewati semua 3?").click()
         assert (await asyncio.wait_for(ask, 10)).reason == "skipped"
         await expect(page.locator(".entry .pill").last).to_have_text("Dilewati")
 

@@ -178,6 +178,7 @@ async def test_reload_recovers_pending_and_sessions_are_navigable(
             await page.reload()
             await expect(page.locator(".panel .qtext")).to_have_text("Which environment?")
             await page.get_by_role("button", name="Skip").click()
+            await page.get_by_role("button", name="Skip all 3?").click()  # several: confirmed
             await expect(badges).to_have_count(1)
             await page.locator(".session", has_text="deploy").click()
             await page.locator(".panel").get_by_text("Canary", exact=True).click()
