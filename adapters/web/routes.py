@@ -22,7 +22,8 @@ from bridge import AgentName, InboundSink, QuestionId, SessionKey
 log = structlog.get_logger("askbridge.web")
 STATIC = Path(__file__).parent / "static"
 ASSETS = {"app.js": "text/javascript", "dom.js": "text/javascript", "panel.js": "text/javascript",
-          "timeline.js": "text/javascript", "app.css": "text/css"}
+          "timeline.js": "text/javascript", "app.css": "text/css", "pwa.js": "text/javascript",
+          "icon-192.png": "image/png", "icon-512.png": "image/png"}
 SECURITY_HEADERS = {
     "content-security-policy": "default-src 'self'; script-src 'self'; style-src 'self'; "
     "img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; "
@@ -131,6 +132,11 @@ class WebRoutes:
             return await handler(request, self.hub.sink)
 
         return guarded
+
+    def guard(self, handler: Callable[[Request, InboundSink], Awaitable[Response]],
+              change: bool) -> Handler:
+        """The guard every UI API route passes, for routes defined elsewhere (push, pwa.py)."""
+        return self._api(handler, change)
 
     async def state(self, request: Request, sink: InboundSink) -> Response:
         pending = [ui_view(v) for v in await sink.pending_views()]
