@@ -47,15 +47,13 @@ async function registerWorker() {
     if (data.type === "offline") setOffline(true);
     if (data.type === "open" && data.hash) location.hash = data.hash;
   });
-  try {
-    await navigator.serviceWorker.register("/sw.js", { scope: "/" });
-    const ready = await navigator.serviceWorker.ready;
-    const token = cookie("askbridge_csrf");
-    if (token && ready.active) ready.active.postMessage({ type: "csrf", token });
-    return ready;
-  } catch {
-    return null;
-  }
+  // Offline the update check fails; the worker installed before keeps working.
+  await navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(() => null);
+  if (!(await navigator.serviceWorker.getRegistration("/"))) return null;
+  const ready = await navigator.serviceWorker.ready;
+  const token = cookie("askbridge_csrf");
+  if (token && ready.active) ready.active.postMessage({ type: "csrf", token });
+  return ready;
 }
 
 // "Notify me on this device" ------------------------------------------------------------------
@@ -95,7 +93,7 @@ class NotifyControl {
     }
     if (Notification.permission === "denied") return this.show("denied", TEXT.notifyDenied);
     const existing = await this.registration.pushManager.getSubscription();
-    if (existing) await send("POST", existing.toJSON()); // heals a server that forgot it
+    if (existing) await send("POST", existing.toJSON()).catch(() => null); // heals a server that forgot it
     this.show(existing ? "on" : "off", existing ? TEXT.notifyOn : TEXT.notifyOff);
   }
 
