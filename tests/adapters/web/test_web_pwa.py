@@ -112,3 +112,38 @@ async def test_notify_me_subscribes_this_device(tmp_path: Path, browser: Browser
             created = await agent.create(DEPLOY)
             [shown] = await until(lambda: service.delivered(device))
             assert shown["questionId"] == created["id"]
+
+
+async def test_the_worker_shows_a_pushed_question_and_takes_it_down_when_closed(
+    tmp_path: Path, browser: Browser,
+) -> None:
+    payload = {"questionId": "q_0000000000000001", "title": "Deploy",
+               "body": "Where should I deploy?", "url": "http://x/#assistant/main",
+               "actions": [{"action": "answer:0", "title": "Staging"},
+                           {"action": "answer:1", "title": "Production"}]}
+    shown = """() => navigator.serviceWorker.ready.then((r) => r.getNotifications())
+      .then((ns) => ns.map((n) => ({ title: n.title, body: n.body, tag: n.tag,
+                                     actions: n.actions.map((a) => a.action) })))"""
+    async with running(config(tmp_path)) as r, \
+            signed_in(browser, r, permissions=["notifications"]) as page:
+        await page.wait_for_function(CONTROLLED)
+        cdp = await page.context.new_cdp_session(page)
+        versions: list[dict[str, str]] = []
+        cdp.on("ServiceWorker.workerVersionUpdated", lambda e: versions.extend(e["versions"]))
+        await cdp.send("ServiceWorker.enable")
+        registration = await page.evaluate(
+            "() => navigator.serviceWorker.ready.then((r) => r.scope)")
+        await until(lambda: versions)
+        push = {"origin": r.url, "registrationId": versions[0]["registrationId"]}
+        await cdp.send("ServiceWorker.deliverPushMessage", {**push, "data": json.dumps(payload)})
+        assert registration == f"{r.url}/"
+        notes = await until(lambda: page.evaluate(shown))
+        assert notes == [{"title": "Deploy", "body": "Where should I deploy?",
+                          "tag": payload["questionId"], "actions": ["answer:0", "answer:1"]}]
+        closed = {"questionId": payload["questionId"], "closed": True}
+        await cdp.send("ServiceWorker.deliverPushMessage", {**push, "data": json.dumps(closed)})
+        await until(lambda: _none(page, shown))
+
+
+async def _none(page: object, script: str) -> bool:
+    return await page.evaluate(script) == []  # type: ignore[attr-defined, no-any-return]
