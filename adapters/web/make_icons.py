@@ -1,5 +1,4 @@
-"""Draws the app icons (`static/icon-192.png`, `static/icon-512.png`) with zlib alone; run once:
-`python -m adapters.web.make_icons`. The PNGs are committed; this says how they were made."""
+"""Draws the committed app icons (`static/icon-{192,512}.png`) with zlib alone: run once."""
 
 from __future__ import annotations
 
@@ -58,6 +57,7 @@ def png(size: int) -> bytes:
 
 
 def main() -> None:
+    """`python -m adapters.web.make_icons` rewrites both PNGs."""
     for size in (192, 512):
         (STATIC / f"icon-{size}.png").write_bytes(png(size))
 

@@ -1,5 +1,4 @@
-"""Web Push (RFC 8291 aes128gcm, VAPID): subscriptions in the adapter's state, pushes sent in the
-background with bounded concurrency, so a push service can never slow an ask."""
+"""Web Push (aes128gcm, VAPID): stored subscriptions; pushes sent in the background, bounded."""
 
 from __future__ import annotations
 
@@ -111,7 +110,10 @@ def subscription_key(endpoint: str) -> str:
 
 
 class Pusher:
-    """Sends one message to every stored subscription; forgets those the push service lost."""
+    """Sends one message to every stored subscription; forgets those the push service lost.
+
+    Sending never blocks the caller: each message is a background task, and at most
+    `CONCURRENCY` pushes are in flight, so a slow push service can never slow an ask."""
 
     def __init__(self, state: AdapterState, subject: str) -> None:
         self.state = state

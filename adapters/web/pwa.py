@@ -1,5 +1,4 @@
-"""The installable app and its push API: manifest, service worker, VAPID key, subscriptions, and
-answers from a notification's action buttons."""
+"""The installable app and its push API: manifest, worker, VAPID key, subscriptions, actions."""
 
 from __future__ import annotations
 

@@ -1,9 +1,4 @@
-"""The server's VAPID key pair (RFC 8292): made once, kept in the web adapter's durable state.
-
-The state lives in the store, so every replica signs with the same key the browsers subscribed
-with, on SQLite and PostgreSQL alike. The private key never leaves the store: no route returns
-it and nothing logs it.
-"""
+"""The server's VAPID key pair (RFC 8292): made once, kept in the web adapter's durable state."""
 
 from __future__ import annotations
 
@@ -28,6 +23,10 @@ def _raw_private(key: Vapid) -> str:
 
 async def vapid_key(state: AdapterState) -> Vapid:
     """The stored key pair, generated and stored on first use.
+
+    It lives in the store (not a file), so every replica signs with the key the browsers
+    subscribed with, on SQLite and PostgreSQL alike. The private key never leaves the store:
+    no route returns it and nothing logs it.
 
     Two replicas starting at once may both generate one; each re-reads what was stored last,
     so they settle on one key before any browser can have subscribed with the other.

@@ -1,10 +1,9 @@
-"""A fake Web Push service (aiohttp on 127.0.0.1) and a test that plays the browser.
+"""A fake Web Push service (aiohttp on 127.0.0.1) and a test that plays the browser."""
 
-The browser side makes what a real `PushManager.subscribe` makes: a P-256 key pair and a 16-byte
-auth secret. The service checks each push as a real one does — the VAPID JWT (ES256, `aud` = the
-endpoint's origin, signed by the key in `k`) — and decrypts the body (RFC 8291 aes128gcm) with the
-subscriber's private key, as only the browser could.
-"""
+# The browser side makes what a real `PushManager.subscribe` makes: a P-256 key pair and a 16-byte
+# auth secret. The service checks each push as a real one does — the VAPID JWT (ES256, `aud` = the
+# endpoint's origin, signed by the key in `k`) — and decrypts the body (RFC 8291 aes128gcm) with
+# the subscriber's private key, as only the browser could.
 
 from __future__ import annotations
 
