@@ -11,6 +11,7 @@ export const TEXT = {
   notifyUnsupported: "This browser cannot show notifications from askbridge",
   notifyIos: "To get notifications, add askbridge to your Home Screen first (Share → Add to Home Screen)",
   notifyFailed: "Notifications could not be turned on; try again",
+  dismiss: "Dismiss",
 };
 
 const PROBE_MS = 5000;
@@ -131,10 +132,15 @@ class NotifyControl {
 
 // reminders: a notice on the page, from the live stream ---------------------------------------
 
+const REMINDER_MS = 60_000;
+
 export function showReminder(text) {
-  const notice = h("div", { class: "note reminder", role: "status", text });
-  const box = $("timeline");
-  if (box) { box.append(notice); box.scrollTop = box.scrollHeight; }
+  // Outside the timeline, which re-renders at every refresh; a click or a minute dismisses it.
+  $("reminder")?.remove();
+  const notice = h("button", { type: "button", id: "reminder", class: "reminder", role: "status",
+    title: TEXT.dismiss, text, onclick: () => notice.remove() });
+  document.body.append(notice);
+  setTimeout(() => notice.remove(), REMINDER_MS);
   if (document.hidden) document.title = `(!) ${document.title.replace(/^\(!\) /, "")}`;
 }
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from playwright.async_api import Browser, expect
 
 from adapters.web.push import subscription_key
+from bridge import Delivery, QuestionId, Reminder, SurfaceId
 from tests.adapters.web.browser import WAIT_MS, signed_in
 from tests.adapters.web.test_web_push import config, stored
 from tests.adapters.web.test_web_ui import DEPLOY
@@ -147,3 +148,19 @@ async def test_the_worker_shows_a_pushed_question_and_takes_it_down_when_closed(
 
 async def _none(page: object, script: str) -> bool:
     return await page.evaluate(script) == []  # type: ignore[attr-defined, no-any-return]
+
+
+async def test_a_reminder_shows_on_the_open_page(tmp_path: Path, browser: Browser) -> None:
+    async with running(config(tmp_path)) as r, r.client() as agent, signed_in(browser, r) as page:
+        created = await agent.create(DEPLOY)
+        await expect(page.locator(".panel")).to_be_visible()
+        await expect(page.locator("#conn")).to_have_attribute("data-state", "live")
+        prompt = await r.bridge.inbox.prompt_for(QuestionId(created["id"]))
+        assert prompt is not None
+        text = "Reminder: Deploy — still waiting for your answer; expires in 14 min"
+        delivery = Delivery(QuestionId(created["id"]), SurfaceId("web"), None)
+        await r.bridge.adapters["web"].remind(delivery, Reminder(prompt, text, 1))  # type: ignore[attr-defined]
+        notice = page.locator("#reminder")
+        await expect(notice).to_have_text(text)
+        await notice.click()
+        await expect(notice).to_have_count(0)
