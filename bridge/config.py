@@ -50,6 +50,9 @@ class StoreConfig(_Section):
 
 
 class WebConfig(_Section):
+    """`[web]`: the keys the core needs; the web adapter checks the rest (push, public_url)."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
     token_env: str = "ASKBRIDGE_WEB_TOKEN"
     enabled: bool = True
     locale: Locale | None = None

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from adapters.web.adapter import WebAdapter
 from adapters.web.config import WebConfig
-from bridge import AdapterContext, AdapterPlugin, ConfigError
+from bridge import AdapterContext, AdapterPlugin, ConfigError, adapter_section
 
 
 def create(ctx: AdapterContext) -> WebAdapter | None:
-    config = WebConfig.model_validate(ctx.config.section("web") or {})
+    config = adapter_section(ctx, "web", WebConfig) or WebConfig()
     if not config.enabled:
         return None
     token = ctx.env.get(config.token_env, "")
@@ -17,7 +17,7 @@ def create(ctx: AdapterContext) -> WebAdapter | None:
             f"The web UI reads its token from ${config.token_env}, which is not set; export a "
             "long random string there, or set [web] enabled = false."
         )
-    return WebAdapter(token, ctx.base_url, config.locale)
+    return WebAdapter(token, ctx.base_url, config=config, state=ctx.state("web"))
 
 
 plugin = AdapterPlugin(platform="web", create=create, sections=())

@@ -3,17 +3,28 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Sequence
 from typing import Any
 
 import structlog
 from starlette.routing import BaseRoute
 
-from adapters.web.render import CHANGE_EVENTS, change_event
+from adapters.web.config import WebConfig
+from adapters.web.push import Pusher
+from adapters.web.pwa import PwaRoutes
+from adapters.web.render import (
+    CHANGE_EVENTS,
+    change_event,
+    closed_payload,
+    panel_url,
+    push_payload,
+)
 from adapters.web.routes import WebRoutes
 from adapters.web.security import WebAuth
 from bridge import (
     DEFAULT_LOCALE,
+    AdapterState,
     Capabilities,
     Delivery,
     Finalization,
@@ -21,38 +32,49 @@ from bridge import (
     MessageRef,
     Prompt,
     QuestionId,
+    Reminder,
     SurfaceId,
 )
 
 log = structlog.get_logger("askbridge.web")
 QUEUE_LIMIT = 1000
+CLOSED_TTL = 24 * 3600
+"""A device that was off keeps hearing of ended questions for a day, so stale cards go away."""
 
 
 class WebAdapter:
     """Delivery to the web surface always succeeds: the question is kept for the UI to show,
-    and every connected page hears about it at once over its event stream."""
+    every connected page hears about it at once over its event stream, and every subscribed
+    device gets a Web Push (in the background: a slow push service never slows the ask)."""
 
     platform = "web"
 
-    def __init__(self, token: str, base_url: str | None = None,
-                 locale: str | None = None) -> None:
+    def __init__(self, token: str, base_url: str | None, *, config: WebConfig,
+                 state: AdapterState) -> None:
+        self.config = config
+        self.public_url = (self.config.public_url or base_url or "").rstrip("/")
         self.sink: InboundSink | None = None
         self.listeners: set[asyncio.Queue[dict[str, Any]]] = set()
-        self.locale = locale
-        self._routes = WebRoutes(self, WebAuth(token, base_url), locale or DEFAULT_LOCALE)
+        self.locale = config.locale
+        self.pusher = Pusher(state, self.config.vapid_subject)
+        self._routes = WebRoutes(self, WebAuth(token, base_url, self.config.public_url),
+                                 config.locale or DEFAULT_LOCALE)
+        self._pwa = PwaRoutes(self.pusher, self._routes.guard)
 
     def capabilities(self, surface: SurfaceId) -> Capabilities:
         return Capabilities(buttons=True, edits=True, modals=True, max_len=100_000,
                             locale=self.locale)
 
     def routes(self) -> Sequence[BaseRoute]:
-        return self._routes.routes()
+        return [*self._routes.routes(), *self._pwa.routes()]
 
     async def start(self, sink: InboundSink) -> None:
+        await self.pusher.start()
         self.sink = sink
 
     async def stop(self) -> None:
         self.publish({"type": "bye"})
+        await self.pusher.stop()
 
     def publish(self, event: dict[str, Any]) -> None:
         for queue in list(self.listeners):
@@ -68,7 +90,24 @@ class WebAdapter:
     async def deliver(self, surface: SurfaceId, prompt: Prompt) -> MessageRef | None:
         log.info("web_question_published", question_id=prompt.question_id,
                  pages=len(self.listeners))
+        self._push(prompt)
         return MessageRef(prompt.question_id)
+
+    async def remind(self, delivery: Delivery, reminder: Reminder) -> MessageRef | None:
+        """Open pages show the reminder as a notice; every device gets it as a push."""
+        self.publish({"type": "reminder", "questionId": delivery.question_id,
+                      "text": reminder.text})
+        self._push(reminder.prompt, lead=reminder.text)
+        log.info("web_question_reminded", question_id=delivery.question_id, number=reminder.number)
+        return MessageRef(delivery.question_id)
 
     async def finalize(self, delivery: Delivery, final: Finalization) -> None:
         log.info("web_question_finalized", question_id=delivery.question_id, kind=final.kind)
+        self.pusher.send(delivery.question_id, closed_payload(delivery.question_id),
+                         ttl=CLOSED_TTL, urgency="normal")
+
+    def _push(self, prompt: Prompt, lead: str | None = None) -> None:
+        url = panel_url(self.public_url, prompt.agent, prompt.session)
+        ttl = max(0, int(prompt.expires_at.timestamp() - time.time()))
+        self.pusher.send(prompt.question_id, push_payload(prompt, url, lead), ttl=ttl,
+                         urgency="high")

@@ -1,16 +1,41 @@
-"""`[web]`: the Control UI's settings."""
+"""`[web]`: the Control UI's settings, its public address and Web Push's contact."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, field_validator
 
 from bridge import Locale
 
+DEFAULT_SUBJECT = "mailto:askbridge@localhost"
+
 
 class WebConfig(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     token_env: str = "ASKBRIDGE_WEB_TOKEN"
     enabled: bool = True
     locale: Locale | None = None
     """The UI's language when the browser asks for none askbridge has; default: English."""
+    public_url: str | None = None
+    """How phones reach the UI (notification links, allowed Origin); defaults to the server's."""
+    vapid_subject: str = DEFAULT_SUBJECT
+    """Who push services may contact about our pushes: a `mailto:` (or `https:`) address."""
+
+    @field_validator("public_url")
+    @classmethod
+    def _absolute(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ValueError("give the address people open, like https://askbridge.example.com")
+        return value.rstrip("/")
+
+    @field_validator("vapid_subject")
+    @classmethod
+    def _contact(cls, value: str) -> str:
+        if not (value.startswith("mailto:") and "@" in value) and not value.startswith("https://"):
+            raise ValueError("give a contact push services can use, like mailto:you@example.com")
+        return value

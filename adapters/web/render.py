@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import quote
 
-from bridge import surface_platform, surface_target
+from bridge import Prompt, surface_platform, surface_target
 
 WEB = "web"
 
@@ -44,3 +45,46 @@ def sse(event: dict[str, Any]) -> bytes:
 
 SSE_HELLO = b"retry: 1500\n\n"
 SSE_PING = b": ping\n\n"
+
+
+PUSH_MAX_BYTES = 3000
+"""A Web Push message carries at most ~4 KB once encrypted; long prompts are shortened to fit."""
+
+
+def panel_url(public_url: str, agent: str, session: str) -> str:
+    """The page with this session's panel open (the page reads `#agent/session`)."""
+    return f"{public_url}/#{quote(agent, safe='')}/{quote(session, safe='')}"
+
+
+def push_payload(prompt: Prompt, url: str, lead: str | None = None) -> dict[str, Any]:
+    """`{questionId, title, body, url, actions}`: the header(s), the question text(s), the panel,
+    and for one single-select question its first two options as notification actions.
+    `lead` (a reminder's line) goes before the question text."""
+    questions = prompt.questions
+    one = questions[0] if len(questions) == 1 and not questions[0].multi_select else None
+    actions = [] if one is None else [
+        {"action": f"answer:{n}", "title": label} for n, (label, _) in enumerate(one.options[:2])]
+    body = "\n".join(q.question for q in questions)
+    payload = {"questionId": prompt.question_id, "title": " · ".join(q.header for q in questions),
+               "body": f"{lead}\n{body}" if lead else body, "url": url, "actions": actions}
+    return _fit(payload)
+
+
+def closed_payload(question_id: str) -> dict[str, Any]:
+    """Tells every device to take the question's notification down."""
+    return {"questionId": question_id, "closed": True}
+
+
+def push_bytes(payload: dict[str, Any]) -> bytes:
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def _fit(payload: dict[str, Any]) -> dict[str, Any]:
+    """Shorten the body (never the title, url or actions) until the message fits one push."""
+    while (over := len(push_bytes(payload)) - PUSH_MAX_BYTES) > 0 and payload["body"]:
+        body = payload["body"].encode()
+        cut = body[: max(0, len(body) - over - 8)].decode(errors="ignore")
+        payload = {**payload, "body": cut.rstrip() + "…"}
+        if not cut:
+            payload["body"] = ""
+    return payload

@@ -32,8 +32,9 @@ from bridge import (
 log = structlog.get_logger("askbridge.web")
 STATIC = Path(__file__).parent / "static"
 ASSETS = {"app.js": "text/javascript", "dom.js": "text/javascript", "panel.js": "text/javascript",
-          "i18n.js": "text/javascript",
-          "timeline.js": "text/javascript", "app.css": "text/css"}
+          "i18n.js": "text/javascript", "pwa.js": "text/javascript",
+          "timeline.js": "text/javascript", "app.css": "text/css",
+          "icon-192.png": "image/png", "icon-512.png": "image/png"}
 SECURITY_HEADERS = {
     "content-security-policy": "default-src 'self'; script-src 'self'; style-src 'self'; "
     "img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; "
@@ -186,6 +187,10 @@ class WebRoutes:
         locale = self.locale_of(request)
         return _json({"locale": locale, "messages": translations(locale),
                       "locales": [{"code": c, "name": LOCALE_NAMES[c]} for c in LOCALES]})
+    def guard(self, handler: Callable[[Request, InboundSink], Awaitable[Response]],
+              change: bool) -> Handler:
+        """The guard every UI API route passes, for routes defined elsewhere (push, pwa.py)."""
+        return self._api(handler, change)
 
     async def state(self, request: Request, sink: InboundSink) -> Response:
         pending = [ui_view(v) for v in await sink.pending_views()]

@@ -26,10 +26,10 @@ class WebAuth:
     """Stateless sessions: the cookie is `nonce.mac`, so sessions survive restarts and a new
     web token signs everyone out. The token itself is never put in a cookie or a log."""
 
-    def __init__(self, token: str, base_url: str | None = None) -> None:
+    def __init__(self, token: str, base_url: str | None = None, public_url: str | None = None) -> None:
         self._token = token.encode()
         self._key = hashlib.sha256(b"askbridge-web-session:" + self._token).digest()
-        self._origins = {o for o in [_origin_of(base_url or "")] if o}
+        self._origins = {o for o in [_origin_of(base_url or ""), _origin_of(public_url or "")] if o}
 
     def token_ok(self, given: str) -> bool:
         return hmac.compare_digest(given.encode(), self._token)

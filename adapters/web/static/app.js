@@ -2,6 +2,7 @@
 import { ago, clock, cookie, countdown, h, leftUntil, setServerTime } from "./dom.js";
 import { loadStrings, locale, locales, switchTo, t } from "./i18n.js";
 import { Panel, newDraft } from "./panel.js";
+import { showReminder } from "./pwa.js";
 import { timelineItem } from "./timeline.js";
 
 const $ = (id) => document.getElementById(id);
@@ -37,8 +38,7 @@ function signedOut() {
 
 // state ---------------------------------------------------------------------------------------
 
-let refreshing = null;
-let again = false;
+let refreshing = null, again = false;
 
 function refresh() {
   if (refreshing) { again = true; return refreshing; }
@@ -261,14 +261,14 @@ function connect() {
   const conn = $("conn");
   const events = new EventSource("/ui/events");
   events.onopen = () => {
-    clearTimeout(settled);
-    settled = null;
+    clearTimeout(settled); settled = null;
     conn.dataset.state = "live";
     showConnection();
   };
   events.onmessage = (msg) => {
     const event = JSON.parse(msg.data);
-    if (event.type === "hello" || event.type === "question" || event.type === "resolved") refresh();
+    if (event.type === "reminder") showReminder(event.text);
+    else if (["hello", "question", "resolved"].includes(event.type)) refresh();
   };
   events.onerror = () => {
     // Streams end every so often by design; only a gap that lasts is shown.
