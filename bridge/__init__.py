@@ -1,8 +1,10 @@
 """askbridge's core: the `ask_user` contract, the broker, and the names adapters build on."""
 
 from bridge.backoff import backoff
+from bridge.bodies import BadJson, parse_json, read_json
 from bridge.config import BridgeConfig, ConfigError, adapter_section
 from bridge.contract import AskRequest, AskResult, InvalidRequest, Problem, parse_ask_request
+from bridge.errors import error_response
 from bridge.i18n import DEFAULT_LOCALE, LOCALES, tr
 from bridge.parsing import Parsed, Skip, parse_answer, parse_reply
 from bridge.rendering import OTHER_BUTTON, SKIP_BUTTON, prompt_text
@@ -53,6 +55,7 @@ __all__ = [
     "AnswerSubmitted",
     "AskRequest",
     "AskResult",
+    "BadJson",
     "BridgeConfig",
     "Button",
     "ButtonAction",
@@ -84,10 +87,13 @@ __all__ = [
     "UserRef",
     "adapter_section",
     "backoff",
+    "error_response",
     "parse_answer",
     "parse_ask_request",
+    "parse_json",
     "parse_reply",
     "prompt_text",
+    "read_json",
     "sign",
     "surface_platform",
     "surface_target",

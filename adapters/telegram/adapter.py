@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,6 +26,7 @@ from adapters.telegram import inbound, render
 from adapters.telegram.calls import Caller, explain
 from adapters.telegram.config import TelegramConfig
 from bridge import (
+    BadJson,
     Capabilities,
     Delivery,
     DeliveryError,
@@ -36,6 +36,8 @@ from bridge import (
     Prompt,
     QuestionId,
     SurfaceId,
+    error_response,
+    read_json,
     surface_target,
 )
 
@@ -302,18 +304,18 @@ class TelegramAdapter:
         given = request.headers.get(SECRET_HEADER, "")
         if not self._webhook_secret or not hmac.compare_digest(given, self._webhook_secret):
             log.warning("telegram_webhook_refused")
-            return JSONResponse({"error": "forbidden", "details": [
-                {"loc": "header", "msg": f"{SECRET_HEADER} does not match the configured secret."}
-            ]}, status_code=403)
+            return error_response(
+                403, f"{SECRET_HEADER} does not match the configured secret.", "header")
         app = self._app
         if app is None or not self._ready:
-            return JSONResponse({"error": "starting"}, status_code=503)
+            return error_response(503, "askbridge is starting; Telegram will retry.",
+                                  "server", code="starting")
         try:
-            data = json.loads(await request.body())
-        except ValueError:
+            data = await read_json(request)
+        except BadJson:
             data = None
         if not isinstance(data, dict) or not isinstance(data.get("update_id"), int):
-            return JSONResponse({"error": "invalid_request", "details": [
-                {"loc": "body", "msg": "Expected a Telegram Update object."}]}, status_code=400)
+            return error_response(400, "Expected a Telegram Update object.",
+                                  code="invalid_request")
         await app.update_queue.put(Update.de_json(data, app.bot))
         return JSONResponse({"ok": True})

@@ -17,7 +17,15 @@ from starlette.routing import BaseRoute, Route
 from adapters.web.inbound import AnswerBody, reply_response, to_event
 from adapters.web.render import SSE_HELLO, SSE_PING, sse, ui_view
 from adapters.web.security import CSRF_COOKIE, SESSION_COOKIE, SESSION_MAX_AGE, WebAuth
-from bridge import AgentName, InboundSink, QuestionId, SessionKey
+from bridge import (
+    AgentName,
+    BadJson,
+    InboundSink,
+    QuestionId,
+    SessionKey,
+    error_response,
+    read_json,
+)
 
 log = structlog.get_logger("askbridge.web")
 STATIC = Path(__file__).parent / "static"
@@ -55,8 +63,7 @@ class Hub(Protocol):
 
 
 def _error(status: int, code: str, msg: str) -> JSONResponse:
-    return JSONResponse({"error": code, "details": [{"loc": "request", "msg": msg}]},
-                        status_code=status, headers=SECURITY_HEADERS)
+    return error_response(status, msg, "request", code=code, headers=SECURITY_HEADERS)
 
 
 def _json(body: Any, status: int = 200) -> JSONResponse:
@@ -152,8 +159,8 @@ class WebRoutes:
     async def answer(self, request: Request, sink: InboundSink) -> Response:
         question_id = request.path_params["question_id"]
         try:
-            body = AnswerBody.model_validate_json(await request.body())
-        except ValidationError:
+            body = AnswerBody.model_validate(await read_json(request))
+        except (BadJson, ValidationError):
             return _error(422, "invalid_request",
                           'Send {"answers": {"<question id>": ["<label or text>"]}} or '
                           '{"answers": null} to skip.')
