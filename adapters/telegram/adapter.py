@@ -312,10 +312,12 @@ class TelegramAdapter:
                                   "server", code="starting")
         try:
             data = await read_json(request)
-        except BadJson:
-            data = None
-        if not isinstance(data, dict) or not isinstance(data.get("update_id"), int):
+            update = Update.de_json(data, app.bot) if isinstance(data, dict) and isinstance(
+                data.get("update_id"), int) else None
+        except (BadJson, KeyError, TypeError, ValueError, AttributeError):
+            update = None  # PTB indexes the fields it expects: a malformed update raises
+        if update is None:
             return error_response(400, "Expected a Telegram Update object.",
                                   code="invalid_request")
-        await app.update_queue.put(Update.de_json(data, app.bot))
+        await app.update_queue.put(update)
         return JSONResponse({"ok": True})

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from pathlib import Path
 
 import httpx
+import pytest
+from structlog.testing import capture_logs
 
 from tests.adapters.webhook.test_webhook_e2e import DEPLOY, post_reply
 from tests.harness import AGENT_TOKEN, SUB_TOKEN, make_config, running, until
@@ -21,6 +24,12 @@ async def test_missing_or_wrong_token_is_401(tmp_path: Path) -> None:
                                 headers={"Authorization": "Bearer nope"})
         assert wrong.status_code == 401
         assert wrong.json()["error"] == "unauthorized"
+        # The problem is in a header, and the answer says so (RFC 6750's challenge too).
+        assert [d["loc"] for d in wrong.json()["details"]] == ["header"]
+        assert wrong.headers["www-authenticate"] == "Bearer"
+        for path in ("/v1/me", "/v1/questions/q_x", "/v1/sessions/main/timeline"):
+            missing = await http.get(path)
+            assert missing.status_code == 401 and missing.json()["details"][0]["loc"] == "header"
 
 
 async def test_subagent_is_refused_with_403(tmp_path: Path) -> None:
@@ -127,6 +136,26 @@ async def test_blocking_ask_cancels_when_the_client_goes_away(tmp_path: Path) ->
         qid = pending[0].id
         record = await until(lambda: _ended(r, qid))
         assert record.reason == "cancelled"
+
+
+async def test_a_client_leaving_a_blocking_ask_is_one_log_line_not_a_traceback(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """`askbridge ask` interrupted, an MCP stdio call cancelled: the HTTP client goes away."""
+    with capture_logs() as logs:
+        async with running(make_config(tmp_path)) as r:
+            async with httpx.AsyncClient(base_url=r.url, trust_env=False) as http:
+                call = asyncio.create_task(http.post("/v1/sessions/main/ask", json=DEPLOY,
+                                                     headers=AUTH, timeout=None))
+                pending = await until(lambda: r.bridge.store.pending_questions())
+                call.cancel()
+            qid = pending[0].id
+            await until(lambda: _ended(r, qid))
+            await until(lambda: [e for e in logs if e["event"] == "ask_abandoned"])
+    abandoned = [e for e in logs if e["event"] == "ask_abandoned"]
+    assert abandoned == [{"event": "ask_abandoned", "question_id": qid, "log_level": "info",
+                          "reason": "client_disconnected", "status": "no_answer"}]
+    assert not [rec for rec in caplog.records if rec.levelno >= logging.ERROR], caplog.text
+    assert "CancelledError" not in caplog.text and "Traceback" not in caplog.text
 
 
 async def _ended(r: object, qid: str) -> object:
