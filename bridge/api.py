@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import re
 from typing import Any, Literal
 
 import structlog
@@ -15,13 +14,12 @@ from bridge.broker import Broker
 from bridge.config import AgentConfig
 from bridge.contract import AskRequest, InvalidRequest, Problem, parse_ask_request
 from bridge.errors import NotFound, Unauthorized, error_body
-from bridge.openapi import ERROR_TEXT, responses
+from bridge.openapi import ERROR_TEXT, SESSION_PATTERN, responses
 from bridge.security import bearer, match_token
 from bridge.store.records import QuestionRecord, iso
 from bridge.types import QuestionId
 from bridge.views import question_view, question_views
 
-SESSION_PATTERN = re.compile(r"^[A-Za-z0-9._:@-]{1,128}$")
 log = structlog.get_logger("askbridge.api")
 
 
@@ -124,7 +122,7 @@ def build_router(broker: Broker, auth: Auth) -> APIRouter:
             raise NotFound(f"There is no question {question_id!r} for this agent.")
         return record
 
-    @router.post("/sessions/{session}/ask", openapi_extra=_ASK_BODY,
+    @router.post("/sessions/{session}/ask", operation_id="ask", openapi_extra=_ASK_BODY,
                  responses=responses({200: ("AskResult", "The question ended"),
                                       503: ("Restarting", ERROR_TEXT[503])},
                                      (401, 403, 409, 413, 422)),
@@ -145,7 +143,8 @@ def build_router(broker: Broker, auth: Auth) -> APIRouter:
             final = await abandon(broker, record, outcome)
         return JSONResponse(result_json(final))
 
-    @router.post("/sessions/{session}/questions", status_code=202, openapi_extra=_ASK_BODY,
+    @router.post("/sessions/{session}/questions", operation_id="create_question",
+                 status_code=202, openapi_extra=_ASK_BODY,
                  responses=responses({202: ("Created", "Asked; poll the result")},
                                      (401, 403, 409, 413, 422)),
                  summary="Ask without blocking; poll the result")
@@ -156,13 +155,14 @@ def build_router(broker: Broker, auth: Auth) -> APIRouter:
         return JSONResponse({"id": record.id, "status": record.status,
                              "expiresAt": iso(record.expires_at)}, status_code=202)
 
-    @router.get("/questions/{question_id}", summary="The whole question record",
+    @router.get("/questions/{question_id}", operation_id="get_question", summary="The whole question record",
                 responses=responses({200: ("QuestionRecord", "The record")}, (401, 404)))
     async def get(request: Request, question_id: str) -> JSONResponse:
         record = await own(request, question_id)
         return JSONResponse(question_view(record, await broker.store.deliveries(record.id)))
 
-    @router.get("/questions/{question_id}/result", summary="Long-poll for the result",
+    @router.get("/questions/{question_id}/result", operation_id="get_result",
+                summary="Long-poll for the result",
                 responses=responses({200: ("AskResult", "The question ended"),
                                      202: ("Pending", "Still pending when the wait ended")},
                                     (401, 404, 422)))
@@ -174,21 +174,24 @@ def build_router(broker: Broker, auth: Auth) -> APIRouter:
             return JSONResponse({"status": "pending"}, status_code=202)
         return JSONResponse(result_json(record))
 
-    @router.post("/questions/{question_id}/cancel", summary="Cancel; an answer that won stays",
+    @router.post("/questions/{question_id}/cancel", operation_id="cancel_question",
+                 summary="Cancel; an answer that won stays",
                  responses=responses({200: ("AskResult", "The final result")}, (401, 404)))
     async def cancel(request: Request, question_id: str) -> JSONResponse:
         record = await own(request, question_id)
         return JSONResponse(result_json(await broker.cancel(record.id)))
 
-    @router.get("/sessions/{session}/timeline", summary="Every question of a session, newest first",
+    @router.get("/sessions/{session}/timeline", operation_id="get_timeline",
+                summary="Every question of a session, newest first",
                 responses=responses({200: ("Timeline", "Newest first")}, (401, 422)))
     async def timeline(request: Request, session: str, limit: int = 100) -> JSONResponse:
         agent = auth.agent(request)
+        check_session(session)
         records = await broker.store.timeline(agent.name, session, max(1, min(limit, 1000)))  # type: ignore[arg-type]
         items = question_views(records, await broker.store.deliveries_for([r.id for r in records]))
         return JSONResponse({"session": session, "questions": items})
 
-    @router.get("/me", summary="Which agent this token belongs to",
+    @router.get("/me", operation_id="get_me", summary="Which agent this token belongs to",
                 responses=responses({200: ("Me", "The agent")}, (401,)))
     async def me(request: Request) -> JSONResponse:
         agent = auth.agent(request)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
 from bridge.contract import DESCRIPTION_MAX, LABEL_MAX, QUESTION_MAX, AskRequest
+
+SESSION_PATTERN = re.compile(r"^[A-Za-z0-9._:@-]{1,128}$")
 
 REF = "#/components/schemas/"
 BEARER: list[dict[str, list[str]]] = [{"bearer": []}]
@@ -46,12 +49,13 @@ def request_schemas() -> dict[str, Any]:
     `(Recommended)` first) are in the descriptions; `header` is cut, `timeoutSeconds` clamped."""
     schema = AskRequest.model_json_schema(by_alias=True, ref_template=REF + "{model}")
     defs: dict[str, Any] = schema.pop("$defs", {})
-    schema["properties"]["questions"].update(minItems=1, maxItems=3)
+    # uniqueItems says a little of "ids and labels are unique": equal items are refused.
+    schema["properties"]["questions"].update(minItems=1, maxItems=3, uniqueItems=True)
     question = defs["Question"]["properties"]
     question["id"].update(pattern="^[a-z][a-z0-9_]*$", maxLength=64)
     question["header"].update(pattern=r"\S")
     question["question"].update(_trimmed(QUESTION_MAX))
-    question["options"].update(minItems=2, maxItems=4)
+    question["options"].update(minItems=2, maxItems=4, uniqueItems=True)
     option = defs["Option"]["properties"]
     option["label"].update(_trimmed(LABEL_MAX))
     option["description"]["anyOf"][0].update(_trimmed(DESCRIPTION_MAX, blank_ok=True))
@@ -104,7 +108,34 @@ RESPONSE_SCHEMAS: dict[str, Any] = {
 }
 
 
-def webhook_path() -> dict[str, Any]:
+def _links(**targets: tuple[str, str]) -> dict[str, Any]:
+    """OpenAPI links, what a client (or a stateful fuzzer) does next with a response:
+    link name → (operation, where that operation's one parameter comes from)."""
+    return {name: {"operationId": operation, "parameters": {
+        "session" if "session" in source else "question_id": source}}
+        for name, (operation, source) in targets.items()}
+
+
+QUESTION_ID = "$response.body#/id"
+LINKS = {
+    ("create_question", "202"): _links(GetQuestion=("get_question", QUESTION_ID),
+                                       GetResult=("get_result", QUESTION_ID),
+                                       CancelQuestion=("cancel_question", QUESTION_ID),
+                                       Timeline=("get_timeline", "$request.path.session")),
+    ("get_question", "200"): _links(CancelQuestion=("cancel_question", QUESTION_ID),
+                                    GetResult=("get_result", QUESTION_ID),
+                                    Timeline=("get_timeline", "$response.body#/session")),
+}
+
+
+def _add_links(paths: dict[str, Any]) -> None:
+    operations = {op.get("operationId"): op for ops in paths.values() for op in ops.values()}
+    for (operation, status), links in LINKS.items():
+        if operation in operations:
+            operations[operation]["responses"][status]["links"] = links
+
+
+def webhook_path(channels: list[str]) -> dict[str, Any]:
     """`POST /v1/channels/webhook/{name}`: a text channel's gateway hands in a person's reply,
     signed with the channel secret (the adapter's route; documented here with the API)."""
     reply = _object(["conversation", "sender", "text"],
@@ -122,14 +153,15 @@ def webhook_path() -> dict[str, Any]:
     return {"/v1/channels/webhook/{name}": {"post": {
         "tags": ["channels"], "summary": "A person's reply from a webhook text channel",
         "operationId": "webhook_reply",
-        "parameters": [{"name": "name", "in": "path", "required": True, "schema": STRING}],
+        "parameters": [{"name": "name", "in": "path", "required": True,
+                        "schema": {"type": "string", "enum": channels}}],
         "requestBody": {"required": True, "content": {"application/json": {"schema": reply}}},
         "security": [{"signature": []}], "responses": {str(k): v for k, v in errors.items()},
     }}, "components": {"ReplyOutcome": outcome}}
 
 
-def document(app: FastAPI, webhook: bool) -> dict[str, Any]:
-    """The whole document for `app` (the webhook route only when that channel is configured)."""
+def document(app: FastAPI, webhook_channels: list[str]) -> dict[str, Any]:
+    """The whole document for `app` (the webhook route when channels are configured)."""
     schema = get_openapi(title=app.title, version=app.version, summary=app.summary,
                          routes=app.routes)
     components = schema.setdefault("components", {})
@@ -144,8 +176,12 @@ def document(app: FastAPI, webhook: bool) -> dict[str, Any]:
         for operation in operations.values():
             if path.startswith("/v1/"):
                 operation.setdefault("security", BEARER)
-    if webhook:
-        extra = webhook_path()
+            for parameter in operation.get("parameters", []):
+                if parameter["name"] == "session":
+                    parameter["schema"].update(pattern=SESSION_PATTERN.pattern)
+    _add_links(schema["paths"])
+    if webhook_channels:
+        extra = webhook_path(webhook_channels)
         components["schemas"].update(extra.pop("components"))
         schema["paths"].update(extra)
     return schema

@@ -93,7 +93,8 @@ def create_app(bridge: Bridge, extra_lifespans: list[Lifespan] | None = None) ->
 
     def openapi() -> dict[str, Any]:
         if not app.openapi_schema:
-            app.openapi_schema = document(app, webhook="webhook" in bridge.adapters)
+            channels = bridge.config.section("webhooks") if "webhook" in bridge.adapters else None
+            app.openapi_schema = document(app, sorted(channels or {}))
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
