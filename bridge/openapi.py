@@ -160,6 +160,15 @@ def webhook_path(channels: list[str]) -> dict[str, Any]:
     }}, "components": {"ReplyOutcome": outcome}}
 
 
+def _drop_fastapi_422(operation: dict[str, Any]) -> None:
+    """FastAPI documents a 422 of its own shape on every route with parameters; ours have the
+    one error body, and routes whose parameters cannot fail (a path string) have no 422."""
+    invalid = operation["responses"].get("422", {})
+    schema = invalid.get("content", {}).get("application/json", {}).get("schema", {})
+    if schema.get("$ref", "").endswith("/HTTPValidationError"):
+        del operation["responses"]["422"]
+
+
 def document(app: FastAPI, webhook_channels: list[str]) -> dict[str, Any]:
     """The whole document for `app` (the webhook route when channels are configured)."""
     schema = get_openapi(title=app.title, version=app.version, summary=app.summary,
@@ -176,9 +185,12 @@ def document(app: FastAPI, webhook_channels: list[str]) -> dict[str, Any]:
         for operation in operations.values():
             if path.startswith("/v1/"):
                 operation.setdefault("security", BEARER)
+            _drop_fastapi_422(operation)
             for parameter in operation.get("parameters", []):
                 if parameter["name"] == "session":
                     parameter["schema"].update(pattern=SESSION_PATTERN.pattern)
+    for unused in ("HTTPValidationError", "ValidationError"):
+        components["schemas"].pop(unused, None)
     _add_links(schema["paths"])
     if webhook_channels:
         extra = webhook_path(webhook_channels)
