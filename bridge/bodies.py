@@ -51,7 +51,7 @@ def _int(digits: str) -> int:
 
 def parse_json(raw: bytes | str) -> Any:
     """Parse a client's JSON; raise `BadJson` (a 4xx, `loc` "body") for anything unreadable."""
-    data = raw.encode() if isinstance(raw, str) else raw
+    data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
     if depth(data) > MAX_DEPTH:
         raise BadJson(f"The JSON nests deeper than {MAX_DEPTH} levels; send a flatter body.")
     try:
