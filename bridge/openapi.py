@@ -8,7 +8,7 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
-from bridge.contract import DESCRIPTION_MAX, LABEL_MAX, QUESTION_MAX, AskRequest
+from bridge.contract import DESCRIPTION_MAX, ID_PATTERN, LABEL_MAX, QUESTION_MAX, AskRequest
 
 SESSION_PATTERN = re.compile(r"^[A-Za-z0-9._:@-]{1,128}$")
 
@@ -44,15 +44,19 @@ def _trimmed(limit: int, blank_ok: bool = False) -> dict[str, Any]:
 
 
 def request_schemas() -> dict[str, Any]:
-    """`AskRequest` and its parts, with every limit of the contract that JSON Schema can say.
-    Limits the contract enforces in other ways (unique ids and labels, no "Other" option,
-    `(Recommended)` first) are in the descriptions; `header` is cut, `timeoutSeconds` clamped."""
+    """`AskRequest` and its parts, with every limit of the contract that JSON Schema can say
+    (and no other: a longer `header` is cut, an out-of-range `timeoutSeconds` clamped)."""
     schema = AskRequest.model_json_schema(by_alias=True, ref_template=REF + "{model}")
+    schema["description"] = (
+        "The ask_user tool input. Also refused with a 422 naming the field, beyond what this "
+        "schema says: two questions with one id, two options of one question whose labels are "
+        'equal ignoring case, an "Other" option (free text is always offered), and an option '
+        "marked (Recommended) that is not the first.")
     defs: dict[str, Any] = schema.pop("$defs", {})
     # uniqueItems says a little of "ids and labels are unique": equal items are refused.
     schema["properties"]["questions"].update(minItems=1, maxItems=3, uniqueItems=True)
     question = defs["Question"]["properties"]
-    question["id"].update(pattern="^[a-z][a-z0-9_]*$", maxLength=64)
+    question["id"].update(pattern=ID_PATTERN.pattern, maxLength=64)
     question["header"].update(pattern=r"\S")
     question["question"].update(_trimmed(QUESTION_MAX))
     question["options"].update(minItems=2, maxItems=4, uniqueItems=True)
