@@ -4,15 +4,17 @@ integers, wrong methods. Each gets a 4xx in the usual shape (or the contract's c
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
 from bridge.security import SIGNATURE_HEADER, sign
 from tests.fakes.slack import signed_headers
-from tests.harness import WEB_TOKEN, WEBHOOK_SECRET
+from tests.harness import WEB_TOKEN, WEBHOOK_SECRET, until
 from tests.reliability.conftest import Figures
 from tests.reliability.flows import create, question
 from tests.reliability.platforms import TG_SECRET, platforms
@@ -145,3 +147,33 @@ async def test_wrong_methods_are_405_with_allow_everywhere(tmp_path: Path) -> No
             if not path.startswith("/mcp"):
                 assert r.json()["error"] == "method_not_allowed", r.text
                 assert allowed in r.json()["details"][0]["msg"], r.text
+
+
+async def test_huge_timeout_over_mcp_http_clamps_like_the_api(tmp_path: Path) -> None:
+    """The MCP SDK parses bodies itself; askbridge reads them first, so a 5,001-digit
+    `timeoutSeconds` in a `tools/call` reaches the tool clamped to 3600, not as a crash."""
+    async with platforms(tmp_path, ["web"]) as p, p.server.http() as http:
+        init = await http.post("/mcp", headers=MCP_HEADERS, json={
+            "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "hostile", "version": "1"}}})
+        assert init.status_code == 200, init.text
+        session = {**MCP_HEADERS, "mcp-session-id": init.headers["mcp-session-id"],
+                   "content-type": "application/json"}
+        await http.post("/mcp", headers=session, json={
+            "jsonrpc": "2.0", "method": "notifications/initialized"})
+        call = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "ask_user", "arguments": question()}}).replace(
+            '"timeoutSeconds": 900', f'"timeoutSeconds": {HUGE}')
+        waiting = asyncio.create_task(http.post("/mcp", headers=session, content=call.encode()))
+        pending = await until(lambda: _pending_in(http, "main"))
+        assert _seconds_between(pending["createdAt"], pending["expiresAt"]) == 3600, pending
+        await http.post(f"/v1/questions/{pending['id']}/cancel")
+        answered = await waiting
+        assert answered.status_code == 200 and '"cancelled"' in answered.text, answered.text
+        assert "Traceback" not in p.server.logs()
+
+
+async def _pending_in(http: httpx.AsyncClient, session: str) -> dict[str, Any] | None:
+    line = (await http.get(f"/v1/sessions/{session}/timeline")).json()["questions"]
+    return next((q for q in line if q["status"] == "pending"), None)
