@@ -1,8 +1,10 @@
 """askbridge's core: the `ask_user` contract, the broker, and the names adapters build on."""
 
 from bridge.backoff import backoff
+from bridge.bodies import BadJson, parse_json, read_json
 from bridge.config import BridgeConfig, ConfigError, adapter_section, config_problems
 from bridge.contract import AskRequest, AskResult, InvalidRequest, Problem, parse_ask_request
+from bridge.errors import error_response
 from bridge.i18n import (
     DEFAULT_LOCALE,
     LOCALE_NAMES,
@@ -65,6 +67,7 @@ __all__ = [
     "AnswerSubmitted",
     "AskRequest",
     "AskResult",
+    "BadJson",
     "BridgeConfig",
     "Button",
     "ButtonAction",
@@ -98,11 +101,14 @@ __all__ = [
     "adapter_section",
     "backoff",
     "config_problems",
+    "error_response",
     "negotiate",
     "parse_answer",
     "parse_ask_request",
+    "parse_json",
     "parse_reply",
     "prompt_text",
+    "read_json",
     "sign",
     "surface_platform",
     "surface_target",

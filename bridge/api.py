@@ -3,34 +3,24 @@
 from __future__ import annotations
 
 import asyncio
-import json
-import re
-from typing import Any
+from typing import Any, Literal
 
+import structlog
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
+from bridge.bodies import read_json
 from bridge.broker import Broker
 from bridge.config import AgentConfig
 from bridge.contract import AskRequest, InvalidRequest, Problem, parse_ask_request
-from bridge.errors import NotFound, Unauthorized
+from bridge.errors import NotFound, Unauthorized, error_body
+from bridge.openapi import ERROR_TEXT, SESSION_PATTERN, responses
 from bridge.security import bearer, match_token
 from bridge.store.records import QuestionRecord, iso
 from bridge.types import QuestionId
 from bridge.views import question_view, question_views
 
-SESSION_PATTERN = re.compile(r"^[A-Za-z0-9._:@-]{1,128}$")
-
-
-def error_body(code: str, msg: str, loc: str = "body") -> dict[str, Any]:
-    return {"error": code, "details": [{"loc": loc, "msg": msg}]}
-
-
-def invalid(problems: list[Problem]) -> JSONResponse:
-    return JSONResponse(
-        {"error": "invalid_request", "details": [p.model_dump() for p in problems]},
-        status_code=422,
-    )
+log = structlog.get_logger("askbridge.api")
 
 
 class Auth:
@@ -48,14 +38,6 @@ class Auth:
                 "or not known."
             )
         return self.broker.agent(name)
-
-
-async def read_json(request: Request) -> Any:
-    body = await request.body()
-    try:
-        return json.loads(body or b"null")
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise InvalidRequest([Problem(loc="body", msg="The body is not valid JSON.")]) from None
 
 
 async def read_ask(request: Request) -> AskRequest:
@@ -80,10 +62,40 @@ def check_session(session: str) -> None:
 
 def restarting(record: QuestionRecord) -> JSONResponse:
     """A graceful stop leaves the question pending; tell the agent how to pick up its result."""
-    body = error_body("restarting", "askbridge is restarting; the question stays pending. Poll "
-                      f"GET /v1/questions/{record.id}/result?wait=60 until it answers.", "server")
+    body = error_body("restarting", [{"loc": "server", "msg": "askbridge is restarting; the "
+                                      "question stays pending. Poll GET /v1/questions/"
+                                      f"{record.id}/result?wait=60 until it answers."}])
     body["id"] = record.id
     return JSONResponse(body, status_code=503, headers={"Retry-After": "1"})
+
+
+Outcome = Literal["ended", "restarting", "client_disconnected"]
+
+
+async def first_outcome(request: Request, broker: Broker, record: QuestionRecord,
+                        ) -> tuple[Outcome, QuestionRecord]:
+    """Wait for the question to end, the server to drain or the client to leave, whichever
+    comes first (an ending that raced a departure still counts as the ending)."""
+    ended = asyncio.create_task(broker.wait(record.id, None))
+    draining = asyncio.create_task(broker.draining.wait())
+    gone = asyncio.create_task(wait_disconnect(request))
+    try:
+        await asyncio.wait({ended, draining, gone}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in (ended, draining, gone):
+            task.cancel()
+    if ended.done() and not ended.cancelled():
+        return "ended", ended.result()
+    return ("restarting" if draining.done() and not draining.cancelled()
+            else "client_disconnected"), record
+
+
+async def abandon(broker: Broker, record: QuestionRecord, reason: str) -> QuestionRecord:
+    """The waiting agent is gone: cancel its question (an answer that won stays) and say so in
+    one line; a departing client is normal, not an error."""
+    final = await broker.cancel(record.id)
+    log.info("ask_abandoned", question_id=record.id, reason=reason, status=final.status)
+    return final
 
 
 def result_json(record: QuestionRecord) -> dict[str, Any]:
@@ -110,30 +122,31 @@ def build_router(broker: Broker, auth: Auth) -> APIRouter:
             raise NotFound(f"There is no question {question_id!r} for this agent.")
         return record
 
-    @router.post("/sessions/{session}/ask", openapi_extra=_ASK_BODY,
+    @router.post("/sessions/{session}/ask", operation_id="ask", openapi_extra=_ASK_BODY,
+                 responses=responses({200: ("AskResult", "The question ended"),
+                                      503: ("Restarting", ERROR_TEXT[503])},
+                                     (401, 403, 409, 413, 422)),
                  summary="Ask and block until the person answers or the question ends")
     async def ask(request: Request, session: str) -> JSONResponse:
         agent = auth.agent(request)
         check_session(session)
-        ask_request = await read_ask(request)
-        record = await broker.ask(agent.name, session, ask_request)
-        gone = asyncio.create_task(wait_disconnect(request))
-        done = asyncio.create_task(broker.wait(record.id, None))
-        drain = asyncio.create_task(broker.draining.wait())
+        record = await broker.ask(agent.name, session, await read_ask(request))
         try:
-            await asyncio.wait({gone, done, drain}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for task in (gone, drain):
-                task.cancel()
-            if not done.done():
-                done.cancel()
-                if not broker.draining.is_set():  # the agent went away: cancel
-                    await broker.cancel(record.id)
-        if not done.done():
+            outcome, final = await first_outcome(request, broker, record)
+        except asyncio.CancelledError:  # the server itself ended the request
+            if not broker.draining.is_set():
+                await asyncio.shield(abandon(broker, record, "request_cancelled"))
+            raise
+        if outcome == "restarting":
             return restarting(record)
-        return JSONResponse(result_json(done.result()))  # terminal: broker.wait read it
+        if outcome == "client_disconnected":
+            final = await abandon(broker, record, outcome)
+        return JSONResponse(result_json(final))
 
-    @router.post("/sessions/{session}/questions", status_code=202, openapi_extra=_ASK_BODY,
+    @router.post("/sessions/{session}/questions", operation_id="create_question",
+                 status_code=202, openapi_extra=_ASK_BODY,
+                 responses=responses({202: ("Created", "Asked; poll the result")},
+                                     (401, 403, 409, 413, 422)),
                  summary="Ask without blocking; poll the result")
     async def create(request: Request, session: str) -> JSONResponse:
         agent = auth.agent(request)
@@ -142,12 +155,17 @@ def build_router(broker: Broker, auth: Auth) -> APIRouter:
         return JSONResponse({"id": record.id, "status": record.status,
                              "expiresAt": iso(record.expires_at)}, status_code=202)
 
-    @router.get("/questions/{question_id}", summary="The whole question record")
+    @router.get("/questions/{question_id}", operation_id="get_question", summary="The whole question record",
+                responses=responses({200: ("QuestionRecord", "The record")}, (401, 404)))
     async def get(request: Request, question_id: str) -> JSONResponse:
         record = await own(request, question_id)
         return JSONResponse(question_view(record, await broker.store.deliveries(record.id)))
 
-    @router.get("/questions/{question_id}/result", summary="Long-poll for the result")
+    @router.get("/questions/{question_id}/result", operation_id="get_result",
+                summary="Long-poll for the result",
+                responses=responses({200: ("AskResult", "The question ended"),
+                                     202: ("Pending", "Still pending when the wait ended")},
+                                    (401, 404, 422)))
     async def result(request: Request, question_id: str, wait: float = 0) -> JSONResponse:
         record = await own(request, question_id)
         if record.pending and wait > 0:
@@ -156,19 +174,25 @@ def build_router(broker: Broker, auth: Auth) -> APIRouter:
             return JSONResponse({"status": "pending"}, status_code=202)
         return JSONResponse(result_json(record))
 
-    @router.post("/questions/{question_id}/cancel", summary="Cancel; an answer that won stays")
+    @router.post("/questions/{question_id}/cancel", operation_id="cancel_question",
+                 summary="Cancel; an answer that won stays",
+                 responses=responses({200: ("AskResult", "The final result")}, (401, 404)))
     async def cancel(request: Request, question_id: str) -> JSONResponse:
         record = await own(request, question_id)
         return JSONResponse(result_json(await broker.cancel(record.id)))
 
-    @router.get("/sessions/{session}/timeline", summary="Every question of a session, newest first")
+    @router.get("/sessions/{session}/timeline", operation_id="get_timeline",
+                summary="Every question of a session, newest first",
+                responses=responses({200: ("Timeline", "Newest first")}, (401, 422)))
     async def timeline(request: Request, session: str, limit: int = 100) -> JSONResponse:
         agent = auth.agent(request)
+        check_session(session)
         records = await broker.store.timeline(agent.name, session, max(1, min(limit, 1000)))  # type: ignore[arg-type]
         items = question_views(records, await broker.store.deliveries_for([r.id for r in records]))
         return JSONResponse({"session": session, "questions": items})
 
-    @router.get("/me", summary="Which agent this token belongs to")
+    @router.get("/me", operation_id="get_me", summary="Which agent this token belongs to",
+                responses=responses({200: ("Me", "The agent")}, (401,)))
     async def me(request: Request) -> JSONResponse:
         agent = auth.agent(request)
         return JSONResponse({"agent": agent.name, "role": agent.role, "surfaces": agent.surfaces})

@@ -6,6 +6,8 @@ import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from bridge.errors import error_body
+
 
 class BodyLimit:
     """Checks Content-Length up front and counts streamed bytes, so chunked bodies are capped too."""
@@ -60,11 +62,9 @@ class BodyLimit:
             await self._refuse(send)
 
     async def _refuse(self, send: Send) -> None:
-        body = json.dumps({
-            "error": "payload_too_large",
-            "details": [{"loc": "body", "msg": f"The body is larger than {self.max_bytes} bytes; "
-                         "send a smaller request."}],
-        }).encode()
+        body = json.dumps(error_body("payload_too_large", [{
+            "loc": "body", "msg": f"The body is larger than {self.max_bytes} bytes; send a "
+            "smaller request."}])).encode()
         await send({"type": "http.response.start", "status": 413,
                     "headers": [(b"content-type", b"application/json"),
                                 (b"content-length", str(len(body)).encode())]})

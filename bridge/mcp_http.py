@@ -16,10 +16,13 @@ from typing import TYPE_CHECKING, Any
 import structlog
 from mcp.server.lowlevel.server import request_ctx
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.types import PARSE_ERROR
+from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from bridge.bodies import reread
 from bridge.contract import AskResult, parse_ask_request
-from bridge.errors import BridgeError
+from bridge.errors import BridgeError, Unauthorized
 from bridge.mcp_tool import AskFailure, Progress, build_server, with_progress
 from bridge.security import bearer, match_token
 
@@ -115,8 +118,13 @@ def mcp_mount(
         headers = {k.decode().lower(): v.decode() for k, v in scope.get("headers", [])}
         agent = match_token(bearer(headers.get("authorization")), tokens.items())
         if agent is None:
-            await _unauthorized(send)
+            await _unauthorized(scope, receive, send)
             return
+        if scope["method"] == "POST":  # the SDK's own json.loads would crash on hostile bodies
+            receive, problem = await reread(receive)
+            if problem is not None:
+                await _parse_error(problem)(scope, receive, send)
+                return
         session = headers.get("x-askbridge-session") or "main"
         token = _current.set((agent, session))
         closed = asyncio.Event()
@@ -135,10 +143,13 @@ def mcp_mount(
     return app, lifespan
 
 
-async def _unauthorized(send: Send) -> None:
-    body = (b'{"error":"unauthorized","details":[{"loc":"header","msg":"Send the agent token as '
-            b'Authorization: Bearer <token>."}]}')
-    await send({"type": "http.response.start", "status": 401,
-                "headers": [(b"content-type", b"application/json"),
-                            (b"www-authenticate", b"Bearer")]})
-    await send({"type": "http.response.body", "body": body})
+async def _unauthorized(scope: Scope, receive: Receive, send: Send) -> None:
+    await Unauthorized("Send the agent token as Authorization: Bearer <token>.").response()(
+        scope, receive, send)
+
+
+def _parse_error(msg: str) -> JSONResponse:
+    """JSON-RPC's parse error, as the SDK answers any other body it cannot read."""
+    return JSONResponse({"jsonrpc": "2.0", "id": None,
+                         "error": {"code": PARSE_ERROR, "message": f"Parse error: {msg}"}},
+                        status_code=400)

@@ -11,6 +11,7 @@ import mcp.types as mt
 from mcp.server.lowlevel import Server
 
 from bridge.contract import AskResult, InvalidRequest, Problem, tool_input_schema
+from bridge.errors import error_body
 from bridge.i18n import tr
 from bridge.version import package_version
 
@@ -63,8 +64,7 @@ def error_result(problems: list[Problem]) -> mt.CallToolResult:
     )
     return mt.CallToolResult(
         content=[mt.TextContent(type="text", text=text)],
-        structuredContent={"error": "invalid_request",
-                           "details": [p.model_dump() for p in problems]},
+        structuredContent=error_body("invalid_request", [p.model_dump() for p in problems]),
         isError=True,
     )
 

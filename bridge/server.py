@@ -12,11 +12,12 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from bridge.api import Auth, build_router, error_body, invalid
+from bridge.api import Auth, build_router
 from bridge.app import Bridge
-from bridge.contract import AskRequest, InvalidRequest, Problem, format_loc
-from bridge.errors import BridgeError
+from bridge.contract import InvalidRequest, Problem, format_loc
+from bridge.errors import BridgeError, error_response
 from bridge.limits import BodyLimit
+from bridge.openapi import document
 
 Lifespan = Callable[[FastAPI], AbstractAsyncContextManager[None]]
 
@@ -25,24 +26,32 @@ def agent_tokens(bridge: Bridge) -> dict[str, str]:
     return {a.name: bridge.env.get(a.token_env, "") for a in bridge.config.agents}
 
 
+def _invalid(problems: list[Problem]) -> JSONResponse:
+    return error_response(422, details=[p.model_dump() for p in problems])
+
+
 def _install_errors(app: FastAPI) -> None:
     @app.exception_handler(BridgeError)
     async def bridge_error(_: Request, exc: BridgeError) -> JSONResponse:
-        return JSONResponse(error_body(exc.code, str(exc)), status_code=exc.status)
+        return exc.response()
 
     @app.exception_handler(InvalidRequest)
     async def invalid_request(_: Request, exc: InvalidRequest) -> JSONResponse:
-        return invalid(exc.problems)
+        return _invalid(exc.problems)
 
     @app.exception_handler(RequestValidationError)
     async def validation(_: Request, exc: RequestValidationError) -> JSONResponse:
-        return invalid([Problem(loc=format_loc(tuple(e["loc"])), msg=str(e["msg"]))
-                        for e in exc.errors()])
+        return _invalid([Problem(loc=format_loc(tuple(e["loc"])), msg=str(e["msg"]))
+                         for e in exc.errors()])
 
     @app.exception_handler(StarletteHTTPException)
-    async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
-        return JSONResponse(error_body(code, str(exc.detail)), status_code=exc.status_code)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        # exc.headers carries a 405's `Allow` (RFC 9110 requires it): keep it.
+        allow = (exc.headers or {}).get("Allow")
+        msg = {404: "There is no such path; the API is described at /openapi.json.",
+               405: f"{request.method} is not allowed here; use {allow}."}.get(
+            exc.status_code, str(exc.detail))
+        return error_response(exc.status_code, msg, "request", headers=exc.headers)
 
 
 def create_app(bridge: Bridge, extra_lifespans: list[Lifespan] | None = None) -> ASGIApp:
@@ -83,18 +92,10 @@ def create_app(bridge: Bridge, extra_lifespans: list[Lifespan] | None = None) ->
         app.mount(path, sub)
 
     def openapi() -> dict[str, Any]:
-        if app.openapi_schema:
-            return app.openapi_schema
-        from fastapi.openapi.utils import get_openapi
-
-        schema = get_openapi(title=app.title, version=app.version, summary=app.summary,
-                             routes=app.routes)
-        defs = AskRequest.model_json_schema(by_alias=True, ref_template="#/components/schemas/{model}")
-        components = schema.setdefault("components", {}).setdefault("schemas", {})
-        components.update(defs.pop("$defs", {}))
-        components["AskRequest"] = defs
-        app.openapi_schema = schema
-        return schema
+        if not app.openapi_schema:
+            channels = bridge.config.section("webhooks") if "webhook" in bridge.adapters else None
+            app.openapi_schema = document(app, sorted(channels or {}))
+        return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
     return BodyLimit(_exact_mounts(app, [path for path, _, _ in mounts]),

@@ -49,6 +49,7 @@ from bridge import (
     MessageRef,
     Prompt,
     SurfaceId,
+    error_response,
     tr,
 )
 
@@ -238,17 +239,15 @@ class SlackAdapter:
 
     async def _events(self, request: Request) -> Response:
         if not well_formed(await request.body(), request.headers.get("content-type")):
-            return Response('{"error": "invalid_request", "details": [{"loc": "body", "msg": '
-                            '"Expected a Slack event or interaction payload."}]}', 400,
-                            media_type="application/json")
+            return error_response(400, "Expected a Slack event or interaction payload.",
+                                  code="invalid_request")
         try:
             return await self._http.handle(request)
         except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:
             # Bolt assumes well-shaped fields (`event` an object, `user` an object …); a signed
             # but malformed request must be refused, not crash the request as a 500.
             log.warning("slack_payload_malformed", error=type(exc).__name__)
-            return Response('{"error": "invalid_request", "details": [{"loc": "body", "msg": '
-                            '"Malformed Slack payload."}]}', 400, media_type="application/json")
+            return error_response(400, "Malformed Slack payload.", code="invalid_request")
 
     async def _on_action(self, ack: AsyncAck, body: dict[str, Any]) -> None:
         await ack()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection
 from dataclasses import dataclass
 
@@ -16,7 +15,7 @@ from adapters.slack.render import (
     split_target,
     surface_for,
 )
-from bridge import ButtonPressed, QuestionId, SurfaceId, TextReceived, UserRef
+from bridge import ButtonPressed, QuestionId, SurfaceId, TextReceived, UserRef, parse_json
 
 
 class _Payload(BaseModel):
@@ -126,7 +125,7 @@ def modal_text(body: dict[str, object], answerers: Collection[str]) -> TextRecei
     """The `Other…` modal's text, bound to its question by id; None when malformed."""
     try:
         payload = ViewSubmission.model_validate(body)
-        meta = json.loads(payload.view.private_metadata)
+        meta = parse_json(payload.view.private_metadata)
         question_id, surface = QuestionId(str(meta["q"])), SurfaceId(str(meta["s"]))
     except (ValidationError, ValueError, KeyError, TypeError):
         return None
@@ -195,8 +194,8 @@ def well_formed(body: bytes, content_type: str | None) -> bool:
     try:
         text = body.decode()
         if (content_type or "").startswith("application/json") or text.startswith("{"):
-            return _shaped(json.loads(text))
+            return _shaped(parse_json(text))
         payload = parse_qs(text).get("payload")
-        return payload is None or _shaped(json.loads(payload[0]))
-    except ValueError:
+        return payload is None or _shaped(parse_json(payload[0]))
+    except ValueError:  # BadJson (too deep, not JSON) is one too
         return False

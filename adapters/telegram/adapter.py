@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,6 +27,7 @@ from adapters.telegram.calls import Caller, explain
 from adapters.telegram.config import TelegramConfig
 from bridge import (
     DEFAULT_LOCALE,
+    BadJson,
     Capabilities,
     Delivery,
     DeliveryError,
@@ -37,6 +37,8 @@ from bridge import (
     Prompt,
     QuestionId,
     SurfaceId,
+    error_response,
+    read_json,
     surface_target,
     tr,
 )
@@ -305,18 +307,20 @@ class TelegramAdapter:
         given = request.headers.get(SECRET_HEADER, "")
         if not self._webhook_secret or not hmac.compare_digest(given, self._webhook_secret):
             log.warning("telegram_webhook_refused")
-            return JSONResponse({"error": "forbidden", "details": [
-                {"loc": "header", "msg": f"{SECRET_HEADER} does not match the configured secret."}
-            ]}, status_code=403)
+            return error_response(
+                403, f"{SECRET_HEADER} does not match the configured secret.", "header")
         app = self._app
         if app is None or not self._ready:
-            return JSONResponse({"error": "starting"}, status_code=503)
+            return error_response(503, "askbridge is starting; Telegram will retry.",
+                                  "server", code="starting")
         try:
-            data = json.loads(await request.body())
-        except ValueError:
-            data = None
-        if not isinstance(data, dict) or not isinstance(data.get("update_id"), int):
-            return JSONResponse({"error": "invalid_request", "details": [
-                {"loc": "body", "msg": "Expected a Telegram Update object."}]}, status_code=400)
-        await app.update_queue.put(Update.de_json(data, app.bot))
+            data = await read_json(request)
+            update = Update.de_json(data, app.bot) if isinstance(data, dict) and isinstance(
+                data.get("update_id"), int) else None
+        except (BadJson, KeyError, TypeError, ValueError, AttributeError):
+            update = None  # PTB indexes the fields it expects: a malformed update raises
+        if update is None:
+            return error_response(400, "Expected a Telegram Update object.",
+                                  code="invalid_request")
+        await app.update_queue.put(update)
         return JSONResponse({"ok": True})

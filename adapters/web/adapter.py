@@ -59,7 +59,7 @@ class WebAdapter:
         self.pusher = Pusher(state, self.config.vapid_subject)
         self._routes = WebRoutes(self, WebAuth(token, base_url, self.config.public_url),
                                  config.locale or DEFAULT_LOCALE)
-        self._pwa = PwaRoutes(self.pusher, self._routes.guard)
+        self._pwa = PwaRoutes(self.pusher, self._routes)
 
     def capabilities(self, surface: SurfaceId) -> Capabilities:
         return Capabilities(buttons=True, edits=True, modals=True, max_len=100_000,

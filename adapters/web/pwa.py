@@ -6,7 +6,7 @@ import json
 import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import structlog
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -15,16 +15,17 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from adapters.web.push import Pusher, Subscription
-from adapters.web.routes import SECURITY_HEADERS, Handler
+from adapters.web.routes import SECURITY_HEADERS, Handler, WebRoutes
 from adapters.web.vapid import public_key, vapid_key
 from bridge import (
-    DEFAULT_LOCALE,
-    LOCALES,
+    BadJson,
     ButtonPressed,
     InboundSink,
     QuestionId,
     SurfaceId,
     UserRef,
+    error_response,
+    read_json,
     tr,
 )
 
@@ -35,25 +36,6 @@ BACKGROUND = "#f6f7fb"
 ACTION = re.compile(r"^answer:(\d)$")
 Guard = Callable[[Callable[[Request, InboundSink], Awaitable[Response]], bool], Handler]
 """The UI's own guard: session cookie; for changes also same origin and the CSRF header."""
-
-
-def locale_of(request: Request) -> str:
-    """The first language of `Accept-Language` askbridge speaks, else English."""
-    for part in request.headers.get("accept-language", "").split(","):
-        lang = part.split(";")[0].strip().lower().split("-")[0]
-        if lang in LOCALES:
-            return lang
-    return DEFAULT_LOCALE
-
-
-def _json(body: Any, status: int = 200) -> JSONResponse:
-    return JSONResponse(body, status_code=status, headers=SECURITY_HEADERS)
-
-
-def _problem(request: Request, status: int, msg: str, **fields: object) -> JSONResponse:
-    code = {403: "forbidden", 404: "not_found", 409: "conflict"}.get(status, "invalid_request")
-    return _json({"error": code, "details": [{"loc": "body", "msg": tr(locale_of(request), msg,
-                                                                       **fields)}]}, status)
 
 
 class EndpointBody(BaseModel):
@@ -77,11 +59,31 @@ def manifest(locale: str) -> dict[str, Any]:
     }
 
 
+Model = TypeVar("Model", bound=BaseModel)
+
+
+def _json(body: Any, status: int = 200) -> JSONResponse:
+    return JSONResponse(body, status_code=status, headers=SECURITY_HEADERS)
+
+
 class PwaRoutes:
-    def __init__(self, pusher: Pusher, guard: Guard) -> None:
+    """Routes of the installable app; the API ones behind the UI's own guard and language."""
+
+    def __init__(self, pusher: Pusher, ui: WebRoutes) -> None:
         self.pusher = pusher
-        self.guard = guard
+        self.guard: Guard = ui.guard
+        self.locale_of = ui.locale_of
         self.worker = (STATIC / "sw.js").read_bytes()
+
+    def _problem(self, request: Request, status: int, msg: str) -> JSONResponse:
+        return error_response(status, tr(self.locale_of(request), msg), headers=SECURITY_HEADERS)
+
+    @staticmethod
+    async def _body(request: Request, model: type[Model]) -> Model | None:
+        try:
+            return model.model_validate(await read_json(request))
+        except (BadJson, ValidationError):
+            return None
 
     def routes(self) -> list[BaseRoute]:
         subscriptions = "/ui/api/push/subscriptions"
@@ -97,7 +99,7 @@ class PwaRoutes:
 
     async def manifest(self, request: Request) -> Response:
         # Browsers fetch the manifest without cookies, so it is public like the static assets.
-        return Response(json.dumps(manifest(locale_of(request))),
+        return Response(json.dumps(manifest(self.locale_of(request))),
                         media_type="application/manifest+json",
                         headers={**SECURITY_HEADERS, "cache-control": "no-cache"})
 
@@ -110,19 +112,17 @@ class PwaRoutes:
         return _json({"publicKey": public_key(await vapid_key(self.pusher.state))})
 
     async def subscribe(self, request: Request, sink: InboundSink) -> Response:
-        try:
-            sub = Subscription.model_validate_json(await request.body())
-        except ValidationError:
-            return _problem(request, 422, "Send the browser's PushSubscription.toJSON(): "
+        sub = await self._body(request, Subscription)
+        if sub is None:
+            return self._problem(request, 422, "Send the browser's PushSubscription.toJSON(): "
                             '{"endpoint": "https://…", "keys": {"p256dh": "…", "auth": "…"}}.')
         await self.pusher.subscribe(sub)
         return _json({"subscribed": True}, 201)
 
     async def unsubscribe(self, request: Request, sink: InboundSink) -> Response:
-        try:
-            body = EndpointBody.model_validate_json(await request.body())
-        except ValidationError:
-            return _problem(request, 422, 'Send {"endpoint": "<the subscription\'s endpoint>"}.')
+        body = await self._body(request, EndpointBody)
+        if body is None:
+            return self._problem(request, 422, 'Send {"endpoint": "<the subscription\'s endpoint>"}.')
         forgotten = await self.pusher.unsubscribe(body.endpoint)
         log.info("push_unsubscribed", found=forgotten)
         return Response(status_code=204, headers=SECURITY_HEADERS)
@@ -130,18 +130,16 @@ class PwaRoutes:
     async def action(self, request: Request, sink: InboundSink) -> Response:
         """A notification's action button, sent by the service worker with the page's cookie."""
         question_id = QuestionId(request.path_params["question_id"])
-        try:
-            match = ACTION.match(ActionBody.model_validate_json(await request.body()).action)
-        except ValidationError:
-            match = None
+        body = await self._body(request, ActionBody)
+        match = ACTION.match(body.action) if body is not None else None
         if match is None:
-            return _problem(request, 422, 'Send {"action": "answer:<option number>"}.')
+            return self._problem(request, 422, 'Send {"action": "answer:<option number>"}.')
         view = await sink.question_view(question_id)
         if view is None:
-            return _problem(request, 404, "There is no such question.")
+            return self._problem(request, 404, "There is no such question.")
         questions = view["request"]["questions"]
         if "web" not in view["surfaces"] or len(questions) != 1 or questions[0].get("multiSelect"):
-            return _problem(request, 403, "This question cannot be answered from a notification; "
+            return self._problem(request, 403, "This question cannot be answered from a notification; "
                             "open askbridge to answer it.")
         reply = await sink.button_pressed(ButtonPressed(
             SurfaceId("web"), UserRef("web"), question_id, int(match[1]), authorized=True))

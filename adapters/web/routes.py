@@ -21,10 +21,13 @@ from bridge import (
     LOCALE_NAMES,
     LOCALES,
     AgentName,
+    BadJson,
     InboundSink,
     QuestionId,
     SessionKey,
+    error_response,
     negotiate,
+    read_json,
     tr,
     translations,
 )
@@ -91,8 +94,7 @@ class Hub(Protocol):
 
 
 def _error(status: int, code: str, msg: str) -> JSONResponse:
-    return JSONResponse({"error": code, "details": [{"loc": "request", "msg": msg}]},
-                        status_code=status, headers=SECURITY_HEADERS)
+    return error_response(status, msg, "request", code=code, headers=SECURITY_HEADERS)
 
 
 def _json(body: Any, status: int = 200) -> JSONResponse:
@@ -213,8 +215,8 @@ class WebRoutes:
         question_id = request.path_params["question_id"]
         locale = self.locale_of(request)
         try:
-            body = AnswerBody.model_validate_json(await request.body())
-        except ValidationError:
+            body = AnswerBody.model_validate(await read_json(request))
+        except (BadJson, ValidationError):
             return _error(422, "invalid_request",
                           'Send {"answers": {"<question id>": ["<label or text>"]}} or '
                           '{"answers": null} to skip.')

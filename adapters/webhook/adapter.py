@@ -26,6 +26,7 @@ from adapters.webhook.inbound import InboundText, to_event
 from adapters.webhook.render import console_block, prompt_payload, reminder_payload, status_payload
 from bridge import (
     SIGNATURE_HEADER,
+    BadJson,
     Capabilities,
     Delivery,
     DeliveryError,
@@ -35,6 +36,8 @@ from bridge import (
     Prompt,
     Reminder,
     SurfaceId,
+    error_response,
+    parse_json,
     sign,
     surface_target,
     verify_signature,
@@ -45,7 +48,7 @@ RETRY_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
 
 
 def _error(status: int, code: str, msg: str, loc: str = "body") -> JSONResponse:
-    return JSONResponse({"error": code, "details": [{"loc": loc, "msg": msg}]}, status_code=status)
+    return error_response(status, msg, loc, code=code)
 
 
 class WebhookAdapter:
@@ -142,11 +145,13 @@ class WebhookAdapter:
             log.warning("webhook_replay_refused", channel=name)
             return _error(401, "stale_or_replayed", stale, "header")
         try:
-            message = InboundText.model_validate_json(body)
+            message = InboundText.model_validate(parse_json(body))
+        except BadJson as exc:
+            return _error(422, "invalid_request", exc.problems[0].msg)
         except ValidationError as exc:
-            details = [{"loc": ".".join(str(p) for p in e["loc"]) or "body", "msg": e["msg"]}
-                       for e in exc.errors()]
-            return JSONResponse({"error": "invalid_request", "details": details}, status_code=422)
+            return error_response(422, details=[
+                {"loc": ".".join(str(p) for p in e["loc"]) or "body", "msg": e["msg"]}
+                for e in exc.errors()])
         if self._sink is None:
             return _error(503, "starting", "askbridge is starting; try again in a moment.")
         reply = await self._sink.text_received(to_event(name, message, channel.answerers))

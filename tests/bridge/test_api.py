@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import json
+import logging
 from pathlib import Path
 
 import httpx
+import pytest
+from structlog.testing import capture_logs
 
 from tests.adapters.webhook.test_webhook_e2e import DEPLOY, post_reply
 from tests.harness import AGENT_TOKEN, SUB_TOKEN, make_config, running, until
@@ -21,6 +23,12 @@ async def test_missing_or_wrong_token_is_401(tmp_path: Path) -> None:
                                 headers={"Authorization": "Bearer nope"})
         assert wrong.status_code == 401
         assert wrong.json()["error"] == "unauthorized"
+        # The problem is in a header, and the answer says so (RFC 6750's challenge too).
+        assert [d["loc"] for d in wrong.json()["details"]] == ["header"]
+        assert wrong.headers["www-authenticate"] == "Bearer"
+        for path in ("/v1/me", "/v1/questions/q_x", "/v1/sessions/main/timeline"):
+            missing = await http.get(path)
+            assert missing.status_code == 401 and missing.json()["details"][0]["loc"] == "header"
 
 
 async def test_subagent_is_refused_with_403(tmp_path: Path) -> None:
@@ -129,6 +137,26 @@ async def test_blocking_ask_cancels_when_the_client_goes_away(tmp_path: Path) ->
         assert record.reason == "cancelled"
 
 
+async def test_a_client_leaving_a_blocking_ask_is_one_log_line_not_a_traceback(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """`askbridge ask` interrupted, an MCP stdio call cancelled: the HTTP client goes away."""
+    with capture_logs() as logs:
+        async with running(make_config(tmp_path)) as r:
+            async with httpx.AsyncClient(base_url=r.url, trust_env=False) as http:
+                call = asyncio.create_task(http.post("/v1/sessions/main/ask", json=DEPLOY,
+                                                     headers=AUTH, timeout=None))
+                pending = await until(lambda: r.bridge.store.pending_questions())
+                call.cancel()
+            qid = pending[0].id
+            await until(lambda: _ended(r, qid))
+            await until(lambda: [e for e in logs if e["event"] == "ask_abandoned"])
+    abandoned = [e for e in logs if e["event"] == "ask_abandoned"]
+    assert abandoned == [{"event": "ask_abandoned", "question_id": qid, "log_level": "info",
+                          "reason": "client_disconnected", "status": "no_answer"}]
+    assert not [rec for rec in caplog.records if rec.levelno >= logging.ERROR], caplog.text
+    assert "CancelledError" not in caplog.text and "Traceback" not in caplog.text
+
+
 async def _ended(r: object, qid: str) -> object:
     record = await r.bridge.store.get_question(qid)  # type: ignore[attr-defined]
     return record if record and not record.pending else None
@@ -150,7 +178,65 @@ async def test_openapi_and_health(tmp_path: Path) -> None:
     async with running(make_config(tmp_path)) as r, r.http() as http:
         assert (await http.get("/healthz")).json()["ok"] is True
         spec = (await http.get("/openapi.json")).json()
-        assert "/v1/sessions/{session}/ask" in spec["paths"]
-        assert "AskRequest" in spec["components"]["schemas"]
-        body = json.dumps(spec)
-        assert "/v1/questions/{question_id}/result" in body
+    schemas = spec["components"]["schemas"]
+    assert spec["components"]["securitySchemes"]["bearer"] == {
+        "type": "http", "scheme": "bearer", "description": ANY_TEXT}
+    expected = {  # every status each route answers (405 everywhere: a wrong method)
+        ("/v1/sessions/{session}/ask", "post"): {"200", "401", "403", "405", "409", "413", "422",
+                                                 "503"},
+        ("/v1/sessions/{session}/questions", "post"): {"202", "401", "403", "405", "409", "413",
+                                                       "422"},
+        ("/v1/questions/{question_id}", "get"): {"200", "401", "404", "405"},
+        ("/v1/questions/{question_id}/result", "get"): {"200", "202", "401", "404", "405", "422"},
+        ("/v1/questions/{question_id}/cancel", "post"): {"200", "401", "404", "405"},
+        ("/v1/sessions/{session}/timeline", "get"): {"200", "401", "405", "422"},
+        ("/v1/me", "get"): {"200", "401", "405"},
+        ("/v1/channels/webhook/{name}", "post"): {"200", "401", "404", "405", "413", "422",
+                                                  "503"},
+    }
+    for (path, method), statuses in expected.items():
+        operation = spec["paths"][path][method]
+        assert set(operation["responses"]) == statuses, (path, set(operation["responses"]))
+        assert operation["security"] in ([{"bearer": []}], [{"signature": []}]), path
+        for status, response in operation["responses"].items():
+            schema = response["content"]["application/json"]["schema"]
+            assert schema != {}, (path, status)
+            if status.startswith("4"):
+                assert schema == {"$ref": "#/components/schemas/Error"}, (path, status)
+    assert set(schemas["Error"]["required"]) == {"error", "details"}
+    assert [s["$ref"].rsplit("/", 1)[1] for s in schemas["AskResult"]["oneOf"]] == [
+        "Answered", "NoAnswer"]
+    assert "answeredBy" in schemas["QuestionRecord"]["properties"]
+    # The contract's limits, where JSON Schema can say them.
+    questions = schemas["AskRequest"]["properties"]["questions"]
+    assert (questions["minItems"], questions["maxItems"]) == (1, 3)
+    question = schemas["Question"]["properties"]
+    assert question["id"]["maxLength"] == 64 and question["id"]["pattern"] == "^[a-z][a-z0-9_]*$"
+    assert (question["options"]["minItems"], question["options"]["maxItems"]) == (2, 4)
+    links = spec["paths"]["/v1/sessions/{session}/questions"]["post"]["responses"]["202"]["links"]
+    assert {link["operationId"] for link in links.values()} >= {"get_question", "get_result",
+                                                                "cancel_question"}
+
+
+class _AnyText:
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, str) and bool(other)
+
+
+ANY_TEXT = _AnyText()
+
+
+def test_trimmed_text_patterns_match_what_the_contract_accepts() -> None:
+    """The schema's patterns for trimmed text say exactly what the contract checks: a label of
+    64 characters with spaces around passes, 65 does not, blank does not."""
+    import re
+
+    from bridge.contract import LABEL_MAX
+    from bridge.openapi import request_schemas
+
+    pattern = re.compile(request_schemas()["Option"]["properties"]["label"]["pattern"])
+    assert pattern.search("  " + "a" * LABEL_MAX + "\n ")
+    assert pattern.search("a b")
+    assert not pattern.search("a" * (LABEL_MAX + 1))
+    assert not pattern.search(" \t ")
+    assert not pattern.search("")
