@@ -4,6 +4,13 @@ from bridge.backoff import backoff
 from bridge.config import BridgeConfig, ConfigError, adapter_section
 from bridge.contract import AskRequest, AskResult, InvalidRequest, Problem, parse_ask_request
 from bridge.i18n import DEFAULT_LOCALE, LOCALES, tr
+from bridge.native import (
+    NativeControls,
+    NativePrompt,
+    NativeQuestion,
+    SelectionChanged,
+    SubmitPressed,
+)
 from bridge.parsing import Parsed, Skip, parse_answer, parse_reply
 from bridge.rendering import OTHER_BUTTON, SKIP_BUTTON, prompt_text
 from bridge.security import SIGNATURE_HEADER, sign, verify_signature
@@ -69,6 +76,9 @@ __all__ = [
     "InvalidRequest",
     "LongConnection",
     "MessageRef",
+    "NativeControls",
+    "NativePrompt",
+    "NativeQuestion",
     "Observer",
     "Parsed",
     "Problem",
@@ -77,8 +87,10 @@ __all__ = [
     "QuestionId",
     "Reminder",
     "Reminding",
+    "SelectionChanged",
     "SessionKey",
     "Skip",
+    "SubmitPressed",
     "SurfaceId",
     "TextReceived",
     "UserRef",

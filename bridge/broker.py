@@ -234,7 +234,7 @@ class Broker:
             await self._delivery_failed(record, surface, f"no {surface_platform(surface)} "
                                         "adapter is configured for this surface")
             return False
-        prompt = build_prompt(record, adapter.capabilities(surface).buttons)
+        prompt = build_prompt(record, adapter.capabilities(surface))
         try:
             async with asyncio.timeout(self.delivery_timeout):  # no extra task, unlike wait_for
                 ref = await adapter.deliver(surface, prompt)
@@ -357,7 +357,7 @@ class Broker:
         final = Finalization(
             kind=final_kind(result),
             status_line=status_line(result, list(record.request.questions)),
-            prompt=build_prompt(record, adapter.capabilities(delivery.surface).buttons),
+            prompt=build_prompt(record, adapter.capabilities(delivery.surface)),
             answered_on=record.answered_by.surface if record.answered_by else None,
         )
         target = Delivery(delivery.question_id, delivery.surface,

@@ -9,8 +9,9 @@ import structlog
 
 from bridge.broker import Broker
 from bridge.contract import AskResult, Question
+from bridge.native import SelectionChanged, SubmitPressed
 from bridge.parsing import Parsed, Skip, parse_reply
-from bridge.rendering import build_prompt
+from bridge.selections import NativeTaps, kept
 from bridge.store.records import AnsweredBy, QuestionRecord, SessionInfo, iso
 from bridge.types import (
     AgentName,
@@ -69,8 +70,23 @@ class Inbox:
     def __init__(self, broker: Broker) -> None:
         self.broker = broker
         self.store = broker.store
+        self.native = NativeTaps(self)
 
-    async def _open_for(
+    async def selection_changed(self, event: SelectionChanged) -> InboundReply:
+        return await self.native.selection_changed(event)
+
+    async def submit_pressed(self, event: SubmitPressed) -> InboundReply:
+        return await self.native.submit_pressed(event)
+
+    def not_yours(self) -> str:
+        return NOT_YOURS
+
+    async def finish_answered(self, record: QuestionRecord, answers: dict[str, list[str]],
+                              event: AnswerSubmitted | SubmitPressed) -> InboundReply:
+        return await self._finish(record, AskResult.answered(answers), event,
+                                  _accepted_text(record, answers))
+
+    async def open_for(
         self, question_id: QuestionId, surface: SurfaceId
     ) -> QuestionRecord | InboundReply:
         """The pending question `surface` may act on, or the reply saying why not."""
@@ -84,7 +100,7 @@ class Inbox:
         return record
 
     async def button_pressed(self, event: ButtonPressed) -> InboundReply:
-        record = await self._open_for(event.question_id, event.surface)
+        record = await self.open_for(event.question_id, event.surface)
         if isinstance(record, InboundReply):
             return record
         if not event.authorized:
@@ -108,13 +124,15 @@ class Inbox:
             return await self._apply_form(event)
 
     async def _apply_form(self, event: AnswerSubmitted) -> InboundReply:
-        record = await self._open_for(event.question_id, event.surface)
+        record = await self.open_for(event.question_id, event.surface)
         if isinstance(record, InboundReply):
             return record
         if not event.authorized:
             return InboundReply(handled=True, text=NOT_YOURS, question_id=record.id)
         if event.answers is None:
             return await self._finish(record, AskResult.no_answer("skipped"), event, "Skipped.")
+        if event.partial:
+            return await self.native.partial_submitted(record, event)
         problem = _check_answers(list(record.request.questions), event.answers)
         if problem:
             return InboundReply(handled=True, text=problem, question_id=record.id)
@@ -186,7 +204,7 @@ class Inbox:
         if record is None:
             return InboundReply(handled=True, text=ENDED, question_id=question_id, ended=True)
         questions = list(record.request.questions)
-        have = await self.store.partial(record.id)
+        have = kept(await self.store.partial(record.id))
         outcome = parse_reply(questions, event.text, have)
         if isinstance(outcome, Skip):
             return await self._finish(record, AskResult.no_answer("skipped"), event, "Skipped.")
@@ -206,7 +224,7 @@ class Inbox:
         self,
         record: QuestionRecord,
         result: AskResult,
-        event: ButtonPressed | TextReceived | AnswerSubmitted,
+        event: ButtonPressed | TextReceived | AnswerSubmitted | SubmitPressed,
         text: str,
     ) -> InboundReply:
         by = AnsweredBy(event.surface, event.user)
@@ -217,11 +235,12 @@ class Inbox:
 
     # read side for surfaces with their own views (the web UI) ------------------------------
 
-    async def prompt_for(self, question_id: QuestionId) -> Prompt | None:
+    async def prompt_for(self, question_id: QuestionId,
+                         surface: SurfaceId | None = None) -> Prompt | None:
         record = await self.store.get_question(question_id)
         if record is None or not record.pending:
             return None
-        return build_prompt(record, buttons=True)
+        return await self.native.prompt(record, surface)
 
     async def question_view(self, question_id: QuestionId) -> dict[str, Any] | None:
         record = await self.store.get_question(question_id)

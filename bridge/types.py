@@ -5,9 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, NewType, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, NewType, Protocol, runtime_checkable
 
 from starlette.routing import BaseRoute
+
+if TYPE_CHECKING:  # bridge.native builds on these ids; the names below are for annotations
+    from bridge.native import NativePrompt, SelectionChanged, SubmitPressed
 
 QuestionId = NewType("QuestionId", str)
 AgentName = NewType("AgentName", str)
@@ -44,6 +47,10 @@ class Capabilities:
     modals: bool = False
     reply_to: bool = False
     max_len: int = 4000
+    native_multi: bool = False
+    """A multiSelect question can be answered by taps (toggles, a select menu, checkboxes)."""
+    native_several: bool = False
+    """Several questions can be answered by taps in one message (`native = "all"`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +93,9 @@ class Prompt:
     buttons: tuple[Button, ...] | None = None
     locale: str = "en"
     """The language of everything askbridge writes around the agent's words (`en`, `id`)."""
+    native: NativePrompt | None = None
+    """Set (instead of `buttons`) when a multiSelect or several-question prompt is to be
+    answered by taps on this surface; None means buttons for one question, or numbered text."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +164,9 @@ class AnswerSubmitted:
     answers: dict[str, list[str]] | None
     """None means Skip."""
     authorized: bool = True
+    partial: bool = False
+    """Some questions only (a native `Other…` per question): kept with the earlier answers;
+    the question ends once every question has an answer."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,6 +182,8 @@ class InboundReply:
     text: str | None = None
     question_id: QuestionId | None = None
     ended: bool = False
+    prompt: Prompt | None = None
+    """The prompt as it now stands on the surface (selections shown), to edit it in place."""
 
 
 class InboundSink(Protocol):
@@ -180,8 +195,14 @@ class InboundSink(Protocol):
 
     async def answers_submitted(self, event: AnswerSubmitted) -> InboundReply: ...
 
-    async def prompt_for(self, question_id: QuestionId) -> Prompt | None:
-        """The prompt of a still-pending question (for re-rendering), or None when it ended."""
+    async def selection_changed(self, event: SelectionChanged) -> InboundReply: ...
+
+    async def submit_pressed(self, event: SubmitPressed) -> InboundReply: ...
+
+    async def prompt_for(self, question_id: QuestionId,
+                         surface: SurfaceId | None = None) -> Prompt | None:
+        """The prompt of a still-pending question (for re-rendering), or None when it ended;
+        with `surface`, as that surface shows it (native taps, kept selections)."""
         ...
 
     async def question_view(self, question_id: QuestionId) -> dict[str, Any] | None:
