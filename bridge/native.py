@@ -60,8 +60,8 @@ class SelectionChanged:
     surface: SurfaceId
     user: UserRef
     question_id: QuestionId
-    question: str
-    """The question's id within the prompt (`zones`)."""
+    question: int
+    """The question's 0-based position in the prompt."""
     options: tuple[int, ...]
     authorized: bool
     toggle: bool = False

@@ -84,7 +84,8 @@ class NativeTaps:
                 log.info("selection_refused", question_id=record.id, surface=event.surface)
                 return InboundReply(handled=True, text=self.inbox.not_yours(),
                                     question_id=record.id)
-            question = next((q for q in record.request.questions if q.id == event.question), None)
+            questions = record.request.questions
+            question = questions[event.question] if 0 <= event.question < len(questions) else None
             if question is None or not all(0 <= i < len(question.options)
                                            for i in event.options):
                 return InboundReply(handled=True, question_id=record.id, text=tr(
