@@ -18,6 +18,7 @@ from starlette.routing import BaseRoute
 
 from bridge import Adapter, Capabilities, DeliveryError, SurfaceId
 from bridge.rendering import build_prompt
+from tests.adapters.native_drivers import driver
 from tests.adapters.webhook.test_webhook_e2e import DEPLOY
 from tests.fakes.discord import FakeDiscord
 from tests.fakes.gateway import gateway
@@ -127,3 +128,142 @@ async def _delivered(r: Any, qid: str) -> Any:
 
 async def _finalized(r: Any, qid: str) -> bool:
     return all(d.finalized for d in await r.bridge.store.deliveries(qid))
+
+
+# native prompts: multiSelect and several questions answered by taps ---------------------------
+
+NATIVE = ["discord", "slack", "telegram"]
+ZONES = {"id": "zones", "header": "Zones", "question": "Which zones should get it?",
+         "multiSelect": True,
+         "options": [{"label": z} for z in ("North", "South", "East", "West")]}
+ENV = {"id": "env", "header": "Env", "question": "Which environment?",
+       "options": [{"label": "Staging"}, {"label": "Production"}]}
+
+
+def answered(**answers: list[str]) -> dict[str, Any]:
+    return {"status": "answered",
+            "answers": {"answers": {k: {"answers": v} for k, v in answers.items()}}}
+
+
+async def _kept(r: Any, qid: str) -> dict[str, list[str]]:
+    return {k: v for k, v in (await r.bridge.store.partial(qid)).items() if v}
+
+
+@pytest.mark.parametrize("platform", NATIVE)
+async def test_native_toggles_then_done_answer_the_agent(platform: str, tmp_path: Path) -> None:
+    async with driver(platform) as person:
+        config = make_config(tmp_path, surfaces=[person.surface], **person.section("all"))
+        async with running(config, person.env) as r, r.client() as client:
+            qid = (await client.create({"questions": [ZONES]}))["id"]
+            await person.prompt()
+            assert {"North", "South", "East", "West", "Other…", "Skip"} <= {
+                c.split(" ", 1)[-1] for c in person.controls()}
+            for label in ("North", "East", "South", "East"):  # East on, then off again
+                assert await person.pick(0, label) is None
+            assert await person.chosen(0) == ["North", "South"]  # shown back in the message
+            assert await _kept(r, qid) == {"zones": ["North", "South"]}
+            assert await client.result(qid) is None, "nothing reaches the agent before Done"
+
+            told = await person.submit()  # Slack says it only in the edited prompt
+            assert told in ("Thanks, recorded: North, South.", None)
+            result = await client.result(qid, wait=10)
+            assert result is not None and result.to_json() == answered(zones=["North", "South"])
+            await until(lambda: not person.controls())
+            assert "Answered: North, South" in person.text()
+
+
+@pytest.mark.parametrize("platform", NATIVE)
+async def test_native_taps_combine_with_a_text_reply(platform: str, tmp_path: Path) -> None:
+    async with driver(platform) as person:
+        config = make_config(tmp_path, surfaces=[person.surface], **person.section("all"))
+        async with running(config, person.env) as r, r.client() as client:
+            qid = (await client.create({"questions": [ENV, ZONES]}))["id"]
+            await person.prompt()
+            assert await person.pick(1, "West") is None
+            assert await person.pick(1, "North") is None
+            await person.say("production")  # the one question still open
+            result = await client.result(qid, wait=10)
+            assert result is not None
+            assert result.to_json() == answered(env=["Production"], zones=["North", "West"])
+            await until(lambda: not person.controls())
+            assert "Answered: Production, North, West" in person.text()
+
+
+@pytest.mark.parametrize("platform", NATIVE)
+async def test_native_selection_survives_a_restart(platform: str, tmp_path: Path) -> None:
+    async with driver(platform) as person:
+        config = make_config(tmp_path, surfaces=[person.surface], **person.section("all"))
+        async with running(config, person.env) as r, r.client() as client:
+            qid = (await client.create({"questions": [ENV, ZONES]}))["id"]
+            await person.prompt()
+            assert await person.pick(1, "North") is None
+        async with running(config, person.env) as r, r.client() as client:
+            assert await person.pick(1, "South") is None
+            assert await person.chosen(1) == ["North", "South"]
+            assert await person.pick(0, "Staging") is None
+            assert await person.submit() in ("Thanks, recorded: Staging, North, South.", None)
+            result = await client.result(qid, wait=10)
+            assert result is not None
+            assert result.to_json() == answered(env=["Staging"], zones=["North", "South"])
+
+
+@pytest.mark.parametrize("platform", NATIVE)
+async def test_native_stranger_toggle_changes_nothing(platform: str, tmp_path: Path) -> None:
+    async with driver(platform) as person:
+        config = make_config(tmp_path, surfaces=[person.surface], **person.section("all"))
+        async with running(config, person.env) as r, r.client() as client:
+            qid = (await client.create({"questions": [ZONES]}))["id"]
+            await person.prompt()
+            refusal = await person.pick(0, "North", stranger=True)
+            assert refusal == "Sorry, only the person this question is for can answer it."
+            assert await _kept(r, qid) == {}
+            assert await person.chosen(0) == []
+            assert (await client.question(qid))["status"] == "pending"
+
+
+@pytest.mark.parametrize("platform", NATIVE)
+async def test_native_submit_with_a_question_open_is_refused(platform: str,
+                                                             tmp_path: Path) -> None:
+    async with driver(platform) as person:
+        config = make_config(tmp_path, surfaces=[person.surface], **person.section("all"))
+        async with running(config, person.env) as r, r.client() as client:
+            qid = (await client.create({"questions": [ENV, ZONES]}))["id"]
+            await person.prompt()
+            assert await person.pick(1, "East") is None
+            assert await person.submit() == "Answer Env first."
+            assert await client.result(qid) is None
+            assert await _kept(r, qid) == {"zones": ["East"]}
+            assert person.controls(), "the prompt stays open"
+
+
+@pytest.mark.parametrize("platform", NATIVE)
+async def test_native_skip_ends_the_whole_prompt(platform: str, tmp_path: Path) -> None:
+    async with driver(platform) as person:
+        config = make_config(tmp_path, surfaces=[person.surface], **person.section("all"))
+        async with running(config, person.env) as r, r.client() as client:
+            qid = (await client.create({"questions": [ENV, ZONES]}))["id"]
+            await person.prompt()
+            assert await person.pick(0, "Staging") is None
+            await person.skip()
+            result = await client.result(qid, wait=10)
+            assert result is not None
+            assert result.to_json() == {"status": "no_answer", "reason": "skipped"}
+            await until(lambda: not person.controls())
+            assert "Skipped" in person.text()
+
+
+@pytest.mark.parametrize("platform", NATIVE)
+async def test_native_single_keeps_numbered_text(platform: str, tmp_path: Path) -> None:
+    async with driver(platform) as person:
+        config = make_config(tmp_path, surfaces=[person.surface], **person.section("single"))
+        async with running(config, person.env) as r, r.client() as client:
+            adapter = r.bridge.adapters[person.platform]
+            caps = adapter.capabilities(SurfaceId(person.surface))
+            assert not caps.native_multi and not caps.native_several
+            qid = (await client.create({"questions": [ZONES]}))["id"]
+            await person.prompt()
+            assert person.controls() == []
+            assert "1) North" in person.text() and "1,3" in person.text()
+            await person.say("1, 2")
+            result = await client.result(qid, wait=10)
+            assert result is not None and result.to_json() == answered(zones=["North", "South"])
