@@ -213,7 +213,7 @@ class DiscordAdapter:
     async def deliver(self, surface: SurfaceId, prompt: Prompt) -> MessageRef | None:
         channel_id = _channel_id(surface)
         ref: MessageRef | None = None
-        payloads = [native.message(prompt)] if prompt.native else render.prompt_messages(prompt)
+        payloads = native.messages(prompt) if prompt.native else render.prompt_messages(prompt)
         for payload in payloads:
             route = Route("POST", "/channels/{channel_id}/messages", channel_id=channel_id)
             sent = SentMessage.model_validate(await self._request(route, payload, channel_id))

@@ -16,6 +16,9 @@ from bridge import NativePrompt, NativeQuestion, Prompt, QuestionId, tr
 
 _ACTION_ROW, _BUTTON, _SELECT = 1, 2, 3
 _PRIMARY, _SECONDARY = 1, 2
+PACK = 1100
+"""Question paragraphs per message (one question is at most ~1,600 characters; with what is
+chosen and the expiry line the message stays under Discord's 2,000)."""
 OWN_WORDS_INPUT = "ab:answer:"
 """The own-words modal's inputs are `ab:answer:<n>`, one per question."""
 
@@ -65,8 +68,7 @@ def _so_far(question: NativeQuestion, word: str) -> str | None:
     return ", ".join(labels) if labels else None
 
 
-def text(prompt: Prompt, choices: bool = True) -> str:
-    """Every question (bold header, then the question), with what is chosen so far."""
+def _paragraphs(prompt: Prompt, choices: bool) -> list[str]:
     native = _native(prompt)
     parts: list[str] = []
     for n, q in enumerate(native.questions):
@@ -77,15 +79,39 @@ def text(prompt: Prompt, choices: bool = True) -> str:
         if chosen:
             lines.append("→ " + escape_markdown(chosen))
         parts.append("\n".join(lines))
-    return "\n\n".join(parts)
+    return parts
+
+
+def chunks(prompt: Prompt, choices: bool = True) -> list[str]:
+    """Every question in full (bold header, question, option notes), in as few messages as fit;
+    the last one carries the menus, so only it shows what is chosen so far."""
+    plain, rich = _paragraphs(prompt, False), _paragraphs(prompt, choices)
+    groups: list[list[int]] = []
+    size = 0
+    for i, paragraph in enumerate(plain):
+        if groups and size + 2 + len(paragraph) <= PACK:
+            groups[-1].append(i)
+            size += 2 + len(paragraph)
+        else:
+            groups.append([i])
+            size = len(paragraph)
+    return ["\n\n".join(rich[i] if group is groups[-1] else plain[i] for i in group)
+            for group in groups]
+
+
+def messages(prompt: Prompt) -> list[dict[str, Any]]:
+    """The native prompt: leading text messages if it is long, then the one with the menus."""
+    parts = chunks(prompt)
+    expires = tr(prompt.locale, "Expires {when}.",
+                 when=f"<t:{int(prompt.expires_at.timestamp())}:R>")
+    leading = [{"content": part, "allowed_mentions": NO_MENTIONS} for part in parts[:-1]]
+    return [*leading, {"content": _clip(f"{parts[-1]}\n\n{expires}", 2000),
+                       "components": components(prompt), "allowed_mentions": NO_MENTIONS}]
 
 
 def message(prompt: Prompt) -> dict[str, Any]:
-    """The native prompt as one message: text, expiry, select menus and the control row."""
-    expires = tr(prompt.locale, "Expires {when}.",
-                 when=f"<t:{int(prompt.expires_at.timestamp())}:R>")
-    return {"content": _clip(f"{text(prompt)}\n\n{expires}", 2000),
-            "components": components(prompt), "allowed_mentions": NO_MENTIONS}
+    """The message that carries the menus, as it stands now (for an edit in place)."""
+    return messages(prompt)[-1]
 
 
 def own_words_modal(question_id: QuestionId, prompt: Prompt) -> discord.ui.Modal:

@@ -97,7 +97,7 @@ def final_edit(final: Finalization, surface: str) -> dict[str, Any]:
     prompt = final.prompt
     if prompt.native is not None:  # every question, without selections or controls
         from adapters.discord import native
-        text = native.text(prompt, choices=False)
+        text = native.chunks(prompt, choices=False)[-1]
     else:
         text = _button_text(prompt) if prompt.buttons else _text_chunks(prompt)[-1]
     status = final.status_line

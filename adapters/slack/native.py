@@ -33,21 +33,14 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _option(label: str, index: int, note: str | None) -> dict[str, Any]:
-    option: dict[str, Any] = {"text": {"type": "plain_text", "text": _clip(label, 75)},
-                              "value": str(index)}
-    if note:
-        option["description"] = {"type": "plain_text", "text": _clip(note, 75)}
-    return option
-
-
 def _element(prompt: Prompt, n: int, question: NativeQuestion) -> dict[str, Any]:
-    notes = dict(prompt.questions[n].options)
-    options = [_option(b.label, int(b.action), notes.get(b.label)) for b in question.options]
+    options = [{"text": {"type": "plain_text", "text": _clip(b.label, 75)},
+                "value": str(b.action)} for b in question.options]
     element: dict[str, Any] = {
         "type": "checkboxes" if question.multi_select else "radio_buttons",
         "action_id": f"{ACTION_PREFIX}:{prompt.question_id}:v{n}", "options": options}
-    chosen = [o for o in options if int(o["value"]) in question.chosen]
+    chosen = [o for o, b in zip(options, question.options, strict=True)
+              if b.action in question.chosen]
     if question.multi_select and chosen:
         element["initial_options"] = chosen
     elif chosen:
@@ -55,8 +48,12 @@ def _element(prompt: Prompt, n: int, question: NativeQuestion) -> dict[str, Any]
     return element
 
 
-def _question_text(q: NativeQuestion, word: str, choices: bool) -> str:
+def _question_text(prompt: Prompt, n: int, word: str, choices: bool) -> str:
+    """Header, question and every option's note in full (option captions have no room)."""
+    q = _native(prompt).questions[n]
     text = f"*{escape(q.header)}*: {escape(q.question)}"
+    text += "".join(f"\n• {escape(label)} — {escape(note)}"
+                    for label, note in prompt.questions[n].options if note)
     if choices and q.free_text:
         text += f"\n→ _{escape(word)}_"
     return _clip(text, 3000)
@@ -69,7 +66,7 @@ def blocks(prompt: Prompt, choices: bool = True) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for n, q in enumerate(native.questions):
         out.append({"type": "section", "text": {"type": "mrkdwn",
-                                                "text": _question_text(q, c.chosen, choices)}})
+                                                "text": _question_text(prompt, n, c.chosen, choices)}})
         if choices:
             out.append({"type": "actions", "block_id": f"ab:{prompt.question_id}:q{n}",
                         "elements": [_element(prompt, n, q)]})

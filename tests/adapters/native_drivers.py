@@ -52,6 +52,9 @@ class Driver(Protocol):
 
     async def skip(self) -> None: ...
 
+    async def own_words(self, question: int, text: str) -> None:
+        """`Other…`, then type `text` as the answer to question `question` only."""
+
     async def say(self, text: str) -> None:
         """The answerer types `text` in the conversation (replying to the prompt)."""
 
@@ -138,6 +141,15 @@ class TelegramDriver:
     async def skip(self) -> None:
         await self._press_any("Skip")
 
+    async def own_words(self, question: int, text: str) -> None:
+        await self._walk_to(question)
+        asks = len([m for m in self.fake.markups.values() if m.get("force_reply")])
+        await self._press_any("Other…")
+        await self.fake.wait_for(lambda: len(
+            [m for m in self.fake.markups.values() if m.get("force_reply")]) > asks)
+        key = [k for k, m in self.fake.markups.items() if m.get("force_reply")][-1]
+        await self.fake.say(self.chat, self.owner, text, reply_to=self.fake.messages[key])
+
     async def say(self, text: str) -> None:
         await self.fake.say(self.chat, self.owner, text)
 
@@ -210,6 +222,18 @@ class DiscordDriver:
         caption = "Submit" if "Submit" in self.controls() else "Done"
         return await self._click(caption)
 
+    async def own_words(self, question: int, text: str) -> None:
+        button = next(c for c in self._items() if c.get("label") == "Other…")
+        modal = await self.fake.click(self._now(), button["custom_id"], self.owner)
+        assert modal.type == 9, "Other… opens a modal"
+        field = next(c["component"] for c in modal.data["components"]
+                     if c["component"]["custom_id"].endswith(f":{question}"))
+        await self.fake.interact(5, {"custom_id": modal.data["custom_id"], "components": [
+            {"type": 18, "id": 1, "component": {"type": 4, "id": 2,
+                                                "custom_id": field["custom_id"],
+                                                "value": text}}]},
+            self.owner, self.fake.channel_id)
+
     async def skip(self) -> None:
         await self._click("Skip")
 
@@ -257,7 +281,7 @@ class SlackDriver:
         return [e for b in self._now()["blocks"] if b["type"] == "actions"
                 for e in b["elements"]]
 
-    async def _act(self, action: dict[str, Any], user: str) -> str | None:
+    def _body(self, action: dict[str, Any], user: str) -> dict[str, Any]:
         message = self._now()
         body = slack_payload("block_actions")
         body["user"]["id"] = user
@@ -266,6 +290,10 @@ class SlackDriver:
         body["message"].update(ts=message["ts"], text=message["text"],
                                blocks=copy.deepcopy(message["blocks"]))
         body["actions"] = [{**action, "block_id": "", "action_ts": f"{time.time():.6f}"}]
+        return body
+
+    async def _act(self, action: dict[str, Any], user: str) -> str | None:
+        body = self._body(action, user)
         updates, notes = len(self.fake.called("chat.update")), \
             len(self.fake.called("chat.postEphemeral"))
         await self.fake.send_envelope("interactive", body)  # acked before anything else
@@ -301,6 +329,20 @@ class SlackDriver:
 
     async def skip(self) -> None:
         await self._act(self._button("Skip"), self.owner)
+
+    async def own_words(self, question: int, text: str) -> None:
+        opened = len(self.fake.called("views.open"))
+        await self.fake.send_envelope("interactive", self._body(self._button("Other…"),
+                                                                self.owner))
+        view = (await self.fake.wait_call("views.open", opened + 1))["view"]
+        block = view["blocks"][question]
+        body = slack_payload("view_submission")
+        body["user"]["id"] = self.owner
+        body["view"].update(callback_id=view["callback_id"],
+                            private_metadata=view["private_metadata"], blocks=view["blocks"])
+        body["view"]["state"]["values"] = {block["block_id"]: {
+            block["element"]["action_id"]: {"type": "plain_text_input", "value": text}}}
+        await self.fake.send_envelope("interactive", body)
 
     async def say(self, text: str) -> None:
         assert self.key is not None

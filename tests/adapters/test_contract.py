@@ -7,12 +7,14 @@ question ends, and reports an unusable surface as `DeliveryError` — never anot
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from starlette.routing import BaseRoute
 
@@ -208,6 +210,23 @@ async def test_native_selection_survives_a_restart(platform: str, tmp_path: Path
 
 
 @pytest.mark.parametrize("platform", NATIVE)
+async def test_native_other_takes_own_words_for_one_question(platform: str,
+                                                             tmp_path: Path) -> None:
+    async with driver(platform) as person:
+        config = make_config(tmp_path, surfaces=[person.surface], **person.section("all"))
+        async with running(config, person.env) as r, r.client() as client:
+            qid = (await client.create({"questions": [ENV, ZONES]}))["id"]
+            await person.prompt()
+            assert await person.pick(1, "North") is None
+            await person.own_words(0, "staging-eu, please")
+            result = await client.result(qid, wait=10)
+            assert result is not None
+            assert result.to_json() == answered(env=["staging-eu, please"], zones=["North"])
+            await until(lambda: not person.controls())
+            assert "staging-eu" not in person.text(), "own words are never echoed"
+
+
+@pytest.mark.parametrize("platform", NATIVE)
 async def test_native_stranger_toggle_changes_nothing(platform: str, tmp_path: Path) -> None:
     async with driver(platform) as person:
         config = make_config(tmp_path, surfaces=[person.surface], **person.section("all"))
@@ -267,3 +286,73 @@ async def test_native_single_keeps_numbered_text(platform: str, tmp_path: Path) 
             await person.say("1, 2")
             result = await client.result(qid, wait=10)
             assert result is not None and result.to_json() == answered(zones=["North", "South"])
+
+
+@pytest.mark.parametrize("platform", NATIVE)
+async def test_native_largest_prompt_fits_the_platform(platform: str, tmp_path: Path) -> None:
+    """Three multiSelect questions of four 64-character labels: within every limit the fakes
+    enforce (callback data, rows, options, ids, blocks), so the prompt is delivered natively."""
+    big = {"questions": [{
+        "id": f"q{n}_{'x' * 60}", "header": f"Header {n}", "question": f"Which ones for {n}? " * 27,
+        "multiSelect": True, "options": [{"label": f"{n}{i}" + "é" * 62, "description": "d" * 200}
+                                         for i in range(4)]} for n in range(3)]}
+    async with driver(platform) as person:
+        config = make_config(tmp_path, surfaces=[person.surface], **person.section("all"))
+        async with running(config, person.env) as r, r.client() as client:
+            qid = (await client.create(big))["id"]
+            delivered = await until(lambda: _delivered(r, qid))
+            assert delivered.state == "delivered"
+            await person.prompt()
+            assert len(person.controls()) >= 4 + 3  # options and Done/Submit, Other…, Skip
+            record = await r.bridge.store.get_question(qid)
+            assert record is not None
+            prompt = build_prompt(record, r.bridge.adapters[platform].capabilities(
+                SurfaceId(person.surface)))
+            assert prompt.native is not None
+            sent = {"telegram": lambda: person.fake.calls_of("sendMessage"),  # type: ignore[attr-defined]
+                    "discord": lambda: person.fake.posts,  # type: ignore[attr-defined]
+                    "slack": lambda: person.fake.called("chat.postMessage")}[platform]()  # type: ignore[attr-defined]
+            shown = json.dumps(sent, ensure_ascii=False)
+            walked = platform == "telegram"  # one question at a time: the first one shows now
+            for q in big["questions"][:1] if walked else big["questions"]:  # never clipped
+                assert q["question"].strip() in shown.replace("\\", "")
+                assert all(o["description"] in shown for o in q["options"])
+
+
+async def test_fakes_refuse_what_breaks_platform_limits() -> None:
+    """The fakes answer as the real APIs do when a payload breaks a platform limit."""
+    async with FakeTelegram() as tg, fake_slack() as slack, httpx.AsyncClient(
+            trust_env=False) as http:
+        send = f"{tg.base_url}{TOKEN}/sendMessage"
+        long_data = {"inline_keyboard": [[{"text": "x", "callback_data": "a" * 65}]]}
+        many = {"inline_keyboard": [[{"text": "x", "callback_data": "a"}]] * 101}
+        for markup, error in ((long_data, "BUTTON_DATA_INVALID"), (many, "BUTTONS_TOO_MUCH")):
+            answer = await http.post(send, json={"chat_id": 1, "text": "t", "reply_markup": markup})
+            assert answer.status_code == 400 and error in answer.json()["description"]
+
+        post = f"{slack.base_url}chat.postMessage"
+        auth = {"Authorization": f"Bearer {BOT_TOKEN}"}
+        section = {"type": "section", "text": {"type": "mrkdwn", "text": "x"}}
+        boxes = {"type": "actions", "elements": [{"type": "checkboxes", "action_id": "a",
+                                                 "options": [{"value": str(i)} for i in range(11)]}]}
+        long_id = {"type": "actions", "elements": [{"type": "button", "action_id": "a" * 256}]}
+        for blocks in ([section] * 51, [boxes], [long_id]):
+            answer = await http.post(post, headers=auth, json={"channel": "C1", "blocks": blocks})
+            assert answer.json() == {"ok": False, "error": "invalid_blocks"}
+
+    discord = await FakeDiscord().start()
+    try:
+        async with httpx.AsyncClient(trust_env=False) as http:
+            url = f"{discord.api_base}/channels/{discord.channel_id}/messages"
+            auth = {"Authorization": f"Bot {discord.token}"}
+            button = {"type": 2, "style": 2, "label": "x", "custom_id": "a"}
+            select = {"type": 3, "custom_id": "s", "min_values": 1, "max_values": 1,
+                      "options": [{"label": str(i), "value": str(i)} for i in range(26)]}
+            for rows in ([{"type": 1, "components": [button]}] * 6,
+                         [{"type": 1, "components": [select]}],
+                         [{"type": 1, "components": [{**button, "custom_id": "c" * 101}]}]):
+                answer = await http.post(url, headers=auth, json={"content": "x",
+                                                                  "components": rows})
+                assert answer.status_code == 400 and answer.json()["code"] == 50035
+    finally:
+        await discord.stop()
