@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from starlette.routing import BaseRoute
 
 from bridge import Adapter, Capabilities, DeliveryError, SurfaceId
+from bridge.client import AskClient
 from bridge.rendering import build_prompt
-from tests.adapters.native_drivers import driver
+from tests.adapters.drivers import Driver, driver
 from tests.adapters.webhook.test_webhook_e2e import DEPLOY
 from tests.fakes.discord import FakeDiscord
 from tests.fakes.gateway import gateway
@@ -147,48 +147,54 @@ def answered(**answers: list[str]) -> dict[str, Any]:
             "answers": {"answers": {k: {"answers": v} for k, v in answers.items()}}}
 
 
+@asynccontextmanager
+async def native_rig(platform: str, tmp: Path,
+                     native: str = "all") -> AsyncIterator[tuple[Driver, Any, AskClient]]:
+    """A person at `platform`'s fake, and a bridge whose agent asks there."""
+    async with driver(platform) as person:
+        config = make_config(tmp, surfaces=[person.surface], **person.section(native))
+        async with running(config, person.env) as r, r.client() as client:
+            yield person, r, client
+
+
 async def _kept(r: Any, qid: str) -> dict[str, list[str]]:
     return {k: v for k, v in (await r.bridge.store.partial(qid)).items() if v}
 
 
 @pytest.mark.parametrize("platform", NATIVE)
 async def test_native_toggles_then_done_answer_the_agent(platform: str, tmp_path: Path) -> None:
-    async with driver(platform) as person:
-        config = make_config(tmp_path, surfaces=[person.surface], **person.section("all"))
-        async with running(config, person.env) as r, r.client() as client:
-            qid = (await client.create({"questions": [ZONES]}))["id"]
-            await person.prompt()
-            assert {"North", "South", "East", "West", "Other…", "Skip"} <= {
-                c.split(" ", 1)[-1] for c in person.controls()}
-            for label in ("North", "East", "South", "East"):  # East on, then off again
-                assert await person.pick(0, label) is None
-            assert await person.chosen(0) == ["North", "South"]  # shown back in the message
-            assert await _kept(r, qid) == {"zones": ["North", "South"]}
-            assert await client.result(qid) is None, "nothing reaches the agent before Done"
+    async with native_rig(platform, tmp_path) as (person, r, client):
+        qid = (await client.create({"questions": [ZONES]}))["id"]
+        await person.prompt()
+        assert {"North", "South", "East", "West", "Other…", "Skip"} <= {
+            c.split(" ", 1)[-1] for c in person.controls()}
+        for label in ("North", "East", "South", "East"):  # East on, then off again
+            assert await person.pick(0, label) is None
+        assert await person.chosen(0) == ["North", "South"]  # shown back in the message
+        assert await _kept(r, qid) == {"zones": ["North", "South"]}
+        assert await client.result(qid) is None, "nothing reaches the agent before Done"
 
-            told = await person.submit()  # Slack says it only in the edited prompt
-            assert told in ("Thanks, recorded: North, South.", None)
-            result = await client.result(qid, wait=10)
-            assert result is not None and result.to_json() == answered(zones=["North", "South"])
-            await until(lambda: not person.controls())
-            assert "Answered: North, South" in person.text()
+        told = await person.submit()  # Slack says it only in the edited prompt
+        assert told in ("Thanks, recorded: North, South.", None)
+        result = await client.result(qid, wait=10)
+        assert result is not None and result.to_json() == answered(zones=["North", "South"])
+        await until(lambda: not person.controls())
+        assert "Answered: North, South" in person.text()
 
 
 @pytest.mark.parametrize("platform", NATIVE)
 async def test_native_taps_combine_with_a_text_reply(platform: str, tmp_path: Path) -> None:
-    async with driver(platform) as person:
-        config = make_config(tmp_path, surfaces=[person.surface], **person.section("all"))
-        async with running(config, person.env) as r, r.client() as client:
-            qid = (await client.create({"questions": [ENV, ZONES]}))["id"]
-            await person.prompt()
-            assert await person.pick(1, "West") is None
-            assert await person.pick(1, "North") is None
-            await person.say("production")  # the one question still open
-            result = await client.result(qid, wait=10)
-            assert result is not None
-            assert result.to_json() == answered(env=["Production"], zones=["North", "West"])
-            await until(lambda: not person.controls())
-            assert "Answered: Production, North, West" in person.text()
+    async with native_rig(platform, tmp_path) as (person, _r, client):
+        qid = (await client.create({"questions": [ENV, ZONES]}))["id"]
+        await person.prompt()
+        assert await person.pick(1, "West") is None
+        assert await person.pick(1, "North") is None
+        await person.say("production")  # the one question still open
+        result = await client.result(qid, wait=10)
+        assert result is not None
+        assert result.to_json() == answered(env=["Production"], zones=["North", "West"])
+        await until(lambda: not person.controls())
+        assert "Answered: Production, North, West" in person.text()
 
 
 @pytest.mark.parametrize("platform", NATIVE)
@@ -212,80 +218,70 @@ async def test_native_selection_survives_a_restart(platform: str, tmp_path: Path
 @pytest.mark.parametrize("platform", NATIVE)
 async def test_native_other_takes_own_words_for_one_question(platform: str,
                                                              tmp_path: Path) -> None:
-    async with driver(platform) as person:
-        config = make_config(tmp_path, surfaces=[person.surface], **person.section("all"))
-        async with running(config, person.env) as r, r.client() as client:
-            qid = (await client.create({"questions": [ENV, ZONES]}))["id"]
-            await person.prompt()
-            assert await person.pick(1, "North") is None
-            await person.own_words(0, "staging-eu, please")
-            result = await client.result(qid, wait=10)
-            assert result is not None
-            assert result.to_json() == answered(env=["staging-eu, please"], zones=["North"])
-            await until(lambda: not person.controls())
-            assert "staging-eu" not in person.text(), "own words are never echoed"
+    async with native_rig(platform, tmp_path) as (person, _r, client):
+        qid = (await client.create({"questions": [ENV, ZONES]}))["id"]
+        await person.prompt()
+        assert await person.pick(1, "North") is None
+        await person.own_words(0, "staging-eu, please")
+        result = await client.result(qid, wait=10)
+        assert result is not None
+        assert result.to_json() == answered(env=["staging-eu, please"], zones=["North"])
+        await until(lambda: not person.controls())
+        assert "staging-eu" not in person.text(), "own words are never echoed"
 
 
 @pytest.mark.parametrize("platform", NATIVE)
 async def test_native_stranger_toggle_changes_nothing(platform: str, tmp_path: Path) -> None:
-    async with driver(platform) as person:
-        config = make_config(tmp_path, surfaces=[person.surface], **person.section("all"))
-        async with running(config, person.env) as r, r.client() as client:
-            qid = (await client.create({"questions": [ZONES]}))["id"]
-            await person.prompt()
-            refusal = await person.pick(0, "North", stranger=True)
-            assert refusal == "Sorry, only the person this question is for can answer it."
-            assert await _kept(r, qid) == {}
-            assert await person.chosen(0) == []
-            assert (await client.question(qid))["status"] == "pending"
+    async with native_rig(platform, tmp_path) as (person, r, client):
+        qid = (await client.create({"questions": [ZONES]}))["id"]
+        await person.prompt()
+        refusal = await person.pick(0, "North", stranger=True)
+        assert refusal == "Sorry, only the person this question is for can answer it."
+        assert await _kept(r, qid) == {}
+        assert await person.chosen(0) == []
+        assert (await client.question(qid))["status"] == "pending"
 
 
 @pytest.mark.parametrize("platform", NATIVE)
 async def test_native_submit_with_a_question_open_is_refused(platform: str,
                                                              tmp_path: Path) -> None:
-    async with driver(platform) as person:
-        config = make_config(tmp_path, surfaces=[person.surface], **person.section("all"))
-        async with running(config, person.env) as r, r.client() as client:
-            qid = (await client.create({"questions": [ENV, ZONES]}))["id"]
-            await person.prompt()
-            assert await person.pick(1, "East") is None
-            assert await person.submit() == "Answer Env first."
-            assert await client.result(qid) is None
-            assert await _kept(r, qid) == {"zones": ["East"]}
-            assert person.controls(), "the prompt stays open"
+    async with native_rig(platform, tmp_path) as (person, r, client):
+        qid = (await client.create({"questions": [ENV, ZONES]}))["id"]
+        await person.prompt()
+        assert await person.pick(1, "East") is None
+        assert await person.submit() == "Answer Env first."
+        assert await client.result(qid) is None
+        assert await _kept(r, qid) == {"zones": ["East"]}
+        assert person.controls(), "the prompt stays open"
 
 
 @pytest.mark.parametrize("platform", NATIVE)
 async def test_native_skip_ends_the_whole_prompt(platform: str, tmp_path: Path) -> None:
-    async with driver(platform) as person:
-        config = make_config(tmp_path, surfaces=[person.surface], **person.section("all"))
-        async with running(config, person.env) as r, r.client() as client:
-            qid = (await client.create({"questions": [ENV, ZONES]}))["id"]
-            await person.prompt()
-            assert await person.pick(0, "Staging") is None
-            await person.skip()
-            result = await client.result(qid, wait=10)
-            assert result is not None
-            assert result.to_json() == {"status": "no_answer", "reason": "skipped"}
-            await until(lambda: not person.controls())
-            assert "Skipped" in person.text()
+    async with native_rig(platform, tmp_path) as (person, _r, client):
+        qid = (await client.create({"questions": [ENV, ZONES]}))["id"]
+        await person.prompt()
+        assert await person.pick(0, "Staging") is None
+        await person.skip()
+        result = await client.result(qid, wait=10)
+        assert result is not None
+        assert result.to_json() == {"status": "no_answer", "reason": "skipped"}
+        await until(lambda: not person.controls())
+        assert "Skipped" in person.text()
 
 
 @pytest.mark.parametrize("platform", NATIVE)
 async def test_native_single_keeps_numbered_text(platform: str, tmp_path: Path) -> None:
-    async with driver(platform) as person:
-        config = make_config(tmp_path, surfaces=[person.surface], **person.section("single"))
-        async with running(config, person.env) as r, r.client() as client:
-            adapter = r.bridge.adapters[person.platform]
-            caps = adapter.capabilities(SurfaceId(person.surface))
-            assert not caps.native_multi and not caps.native_several
-            qid = (await client.create({"questions": [ZONES]}))["id"]
-            await person.prompt()
-            assert person.controls() == []
-            assert "1) North" in person.text() and "1,3" in person.text()
-            await person.say("1, 2")
-            result = await client.result(qid, wait=10)
-            assert result is not None and result.to_json() == answered(zones=["North", "South"])
+    async with native_rig(platform, tmp_path, "single") as (person, r, client):
+        adapter = r.bridge.adapters[person.platform]
+        caps = adapter.capabilities(SurfaceId(person.surface))
+        assert not caps.native_multi and not caps.native_several
+        qid = (await client.create({"questions": [ZONES]}))["id"]
+        await person.prompt()
+        assert person.controls() == []
+        assert "1) North" in person.text() and "1,3" in person.text()
+        await person.say("1, 2")
+        result = await client.result(qid, wait=10)
+        assert result is not None and result.to_json() == answered(zones=["North", "South"])
 
 
 @pytest.mark.parametrize("platform", NATIVE)
@@ -296,63 +292,23 @@ async def test_native_largest_prompt_fits_the_platform(platform: str, tmp_path: 
         "id": f"q{n}_{'x' * 60}", "header": f"Header {n}", "question": f"Which ones for {n}? " * 27,
         "multiSelect": True, "options": [{"label": f"{n}{i}" + "é" * 62, "description": "d" * 200}
                                          for i in range(4)]} for n in range(3)]}
-    async with driver(platform) as person:
-        config = make_config(tmp_path, surfaces=[person.surface], **person.section("all"))
-        async with running(config, person.env) as r, r.client() as client:
-            qid = (await client.create(big))["id"]
-            delivered = await until(lambda: _delivered(r, qid))
-            assert delivered.state == "delivered"
-            await person.prompt()
-            assert len(person.controls()) >= 4 + 3  # options and Done/Submit, Other…, Skip
-            record = await r.bridge.store.get_question(qid)
-            assert record is not None
-            prompt = build_prompt(record, r.bridge.adapters[platform].capabilities(
-                SurfaceId(person.surface)))
-            assert prompt.native is not None
-            sent = {"telegram": lambda: person.fake.calls_of("sendMessage"),  # type: ignore[attr-defined]
-                    "discord": lambda: person.fake.posts,  # type: ignore[attr-defined]
-                    "slack": lambda: person.fake.called("chat.postMessage")}[platform]()  # type: ignore[attr-defined]
-            shown = json.dumps(sent, ensure_ascii=False)
-            walked = platform == "telegram"  # one question at a time: the first one shows now
-            for q in big["questions"][:1] if walked else big["questions"]:  # never clipped
-                assert q["question"].strip() in shown.replace("\\", "")
-                assert all(o["description"] in shown for o in q["options"])
+    async with native_rig(platform, tmp_path) as (person, r, client):
+        qid = (await client.create(big))["id"]
+        delivered = await until(lambda: _delivered(r, qid))
+        assert delivered.state == "delivered"
+        await person.prompt()
+        assert len(person.controls()) >= 4 + 3  # options and Done/Submit, Other…, Skip
+        record = await r.bridge.store.get_question(qid)
+        assert record is not None
+        prompt = build_prompt(record, r.bridge.adapters[platform].capabilities(
+            SurfaceId(person.surface)))
+        assert prompt.native is not None
+        sent = {"telegram": lambda: person.fake.calls_of("sendMessage"),  # type: ignore[attr-defined]
+                "discord": lambda: person.fake.posts,  # type: ignore[attr-defined]
+                "slack": lambda: person.fake.called("chat.postMessage")}[platform]()  # type: ignore[attr-defined]
+        shown = json.dumps(sent, ensure_ascii=False)
+        walked = platform == "telegram"  # one question at a time: the first one shows now
+        for q in big["questions"][:1] if walked else big["questions"]:  # never clipped
+            assert q["question"].strip() in shown.replace("\\", "")
+            assert all(o["description"] in shown for o in q["options"])
 
-
-async def test_fakes_refuse_what_breaks_platform_limits() -> None:
-    """The fakes answer as the real APIs do when a payload breaks a platform limit."""
-    async with FakeTelegram() as tg, fake_slack() as slack, httpx.AsyncClient(
-            trust_env=False) as http:
-        send = f"{tg.base_url}{TOKEN}/sendMessage"
-        long_data = {"inline_keyboard": [[{"text": "x", "callback_data": "a" * 65}]]}
-        many = {"inline_keyboard": [[{"text": "x", "callback_data": "a"}]] * 101}
-        for markup, error in ((long_data, "BUTTON_DATA_INVALID"), (many, "BUTTONS_TOO_MUCH")):
-            answer = await http.post(send, json={"chat_id": 1, "text": "t", "reply_markup": markup})
-            assert answer.status_code == 400 and error in answer.json()["description"]
-
-        post = f"{slack.base_url}chat.postMessage"
-        auth = {"Authorization": f"Bearer {BOT_TOKEN}"}
-        section = {"type": "section", "text": {"type": "mrkdwn", "text": "x"}}
-        boxes = {"type": "actions", "elements": [{"type": "checkboxes", "action_id": "a",
-                                                 "options": [{"value": str(i)} for i in range(11)]}]}
-        long_id = {"type": "actions", "elements": [{"type": "button", "action_id": "a" * 256}]}
-        for blocks in ([section] * 51, [boxes], [long_id]):
-            answer = await http.post(post, headers=auth, json={"channel": "C1", "blocks": blocks})
-            assert answer.json() == {"ok": False, "error": "invalid_blocks"}
-
-    discord = await FakeDiscord().start()
-    try:
-        async with httpx.AsyncClient(trust_env=False) as http:
-            url = f"{discord.api_base}/channels/{discord.channel_id}/messages"
-            auth = {"Authorization": f"Bot {discord.token}"}
-            button = {"type": 2, "style": 2, "label": "x", "custom_id": "a"}
-            select = {"type": 3, "custom_id": "s", "min_values": 1, "max_values": 1,
-                      "options": [{"label": str(i), "value": str(i)} for i in range(26)]}
-            for rows in ([{"type": 1, "components": [button]}] * 6,
-                         [{"type": 1, "components": [select]}],
-                         [{"type": 1, "components": [{**button, "custom_id": "c" * 101}]}]):
-                answer = await http.post(url, headers=auth, json={"content": "x",
-                                                                  "components": rows})
-                assert answer.status_code == 400 and answer.json()["code"] == 50035
-    finally:
-        await discord.stop()
