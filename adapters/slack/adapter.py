@@ -3,30 +3,24 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 import re
 from collections.abc import Collection, Sequence
 from typing import Any
 
-import aiohttp
 import structlog
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.adapter.starlette.async_handler import AsyncSlackRequestHandler
 from slack_bolt.async_app import AsyncAck, AsyncApp
-from slack_sdk.errors import SlackApiError, SlackClientError
-from slack_sdk.http_retry.async_handler import AsyncRetryHandler
-from slack_sdk.http_retry.builtin_async_handlers import (
-    AsyncConnectionErrorRetryHandler,
-    AsyncRateLimitErrorRetryHandler,
-    AsyncServerErrorRetryHandler,
-)
-from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryIntervalCalculator
 from slack_sdk.web.async_client import AsyncWebClient
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from adapters.slack import native
+from adapters.slack.calls import NETWORK as _NETWORK
+from adapters.slack.calls import api_error as _api_error
+from adapters.slack.calls import library_logger as _library_logger
+from adapters.slack.calls import retry_handlers as _retry_handlers
 from adapters.slack.config import SlackConfig
 from adapters.slack.inbound import Click, click_from, modal_text, text_from, well_formed
 from adapters.slack.render import (
@@ -55,29 +49,6 @@ from bridge import (
 log = structlog.get_logger("askbridge.slack").bind(platform="slack")
 EVENTS_PATH = "/slack/events"
 OTHER_BY_THREAD = "Reply in this message's thread with your own answer."
-_NETWORK = (SlackClientError, aiohttp.ClientError, TimeoutError, OSError)
-
-
-def _retry_handlers(retries: int) -> list[AsyncRetryHandler]:
-    backoff = BackoffRetryIntervalCalculator(backoff_factor=0.5)
-    return [
-        AsyncRateLimitErrorRetryHandler(max_retry_count=retries),
-        AsyncServerErrorRetryHandler(max_retry_count=retries, interval_calculator=backoff),
-        AsyncConnectionErrorRetryHandler(max_retry_count=retries, interval_calculator=backoff),
-    ]
-
-
-def _library_logger(name: str) -> logging.Logger:
-    """slack_sdk/bolt log request bodies and tokens' headers at DEBUG: never below INFO here."""
-    logger = logging.getLogger(name)
-    logger.setLevel(max(logger.getEffectiveLevel(), logging.INFO))
-    return logger
-
-
-def _api_error(exc: Exception) -> str:
-    if isinstance(exc, SlackApiError):
-        return str(exc.response.get("error") or f"HTTP {exc.response.status_code}")
-    return type(exc).__name__
 
 
 class SlackAdapter:

@@ -8,6 +8,7 @@ import structlog
 from pydantic import ValidationError
 
 from adapters.slack import native
+from adapters.slack.calls import NETWORK, api_error
 from adapters.slack.inbound import BlockActions, may_answer
 from adapters.slack.render import split_target, surface_for
 from bridge import (
@@ -17,6 +18,7 @@ from bridge import (
     SelectionChanged,
     SubmitPressed,
     UserRef,
+    tr,
 )
 
 if TYPE_CHECKING:
@@ -60,7 +62,7 @@ class NativeTaps:
             reply = await sink.button_pressed(ButtonPressed(surface, who, action.question_id,
                                                             "other", authorized))
             if reply.accepted:
-                await self._open(action.question_id, surface, ts, payload.trigger_id)
+                await self._open(action.question_id, surface, ts, payload.trigger_id, user)
                 return True
         log.info("slack_native_action", question_id=action.question_id, kind=action.kind,
                  authorized=authorized, accepted=reply.accepted)
@@ -77,16 +79,23 @@ class NativeTaps:
             await self.adapter.tell(channel, user, reply.text, thread)
 
     async def _open(self, question_id: Any, surface: Any, ts: str | None,
-                    trigger_id: str | None) -> None:
+                    trigger_id: str | None, user: str) -> None:
+        """The own-words modal; without a usable trigger, ask for a thread reply instead."""
         sink = self.adapter.sink
         prompt = await sink.prompt_for(question_id) if sink else None
-        if prompt is None or not trigger_id:
+        if prompt is None:
             return
-        view = native.own_words_modal(prompt, surface, ts)
-        try:
-            await self.adapter.client.views_open(trigger_id=trigger_id, view=view)
-        except Exception as exc:  # an expired trigger: text replies still work
-            log.info("slack_modal_unavailable", error=type(exc).__name__)
+        if trigger_id:
+            view = native.own_words_modal(prompt, surface, ts)
+            try:
+                await self.adapter.client.views_open(trigger_id=trigger_id, view=view)
+                return
+            except NETWORK as exc:  # an expired trigger: thread replies still work
+                log.info("slack_modal_unavailable", error=api_error(exc))
+        channel, thread = split_target(surface)
+        await self.adapter.tell(channel, user, tr(
+            prompt.locale, "Reply in this message's thread with your own answer."),
+            thread or ts)
 
     async def on_own_words(self, body: dict[str, Any]) -> None:
         """The own-words modal: kept per question; the prompt ends once all are answered."""
