@@ -257,7 +257,9 @@ class TelegramAdapter:
             return
         own_words = self.taps.own_words_event(said)
         if own_words is not None:
-            await self._reply(said, await self.sink.answers_submitted(own_words))
+            kept = await self.sink.answers_submitted(own_words[0])
+            await self._reply(said, kept)
+            await self.taps.refresh(own_words[1], kept)
             return
         reply_to: str | None = None
         if said.reply_to_message_id is not None and said.reply_to_bot:

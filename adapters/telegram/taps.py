@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import structlog
@@ -31,16 +32,27 @@ INVALID_BUTTON = "This button is no longer valid."
 Key = tuple[int | str, int]
 
 
+@dataclass(frozen=True, slots=True)
+class OwnWords:
+    """A force-reply ask for one question of a native prompt, and the prompt to refresh."""
+
+    question_id: QuestionId
+    key: str
+    """The question's id within the prompt."""
+    prompt: Key
+    step: int
+
+
 class Taps:
     """Turns presses on our inline keyboards into core events and edits keyboards in place."""
 
     def __init__(self, adapter: TelegramAdapter) -> None:
         self.adapter = adapter
-        self.own_words: dict[Key, tuple[QuestionId, str]] = {}
-        """Force-reply asks for one question of a native prompt → (question, its id)."""
+        self.own_words: dict[Key, OwnWords] = {}
+        """Our force-reply asks (chat, message id) for one question of a native prompt."""
 
     def forget(self, question_id: QuestionId) -> None:
-        self.own_words = {k: v for k, v in self.own_words.items() if v[0] != question_id}
+        self.own_words = {k: v for k, v in self.own_words.items() if v.question_id != question_id}
 
     async def on_tap(self, update: Update, _: ContextTypes.DEFAULT_TYPE) -> None:
         query = update.callback_query
@@ -74,7 +86,7 @@ class Taps:
                                                             authorized))
             await _answer(query, reply)
             if reply.accepted:
-                await self.ask_free_text(update, tap.where, qid, pressed.step)
+                await self.ask_free_text(update, tap.where, qid, (tap.message_id, pressed.step))
             return
         if pressed.kind == "go":
             reply = await self._go(sink, authorized, qid, surface)
@@ -101,10 +113,12 @@ class Taps:
         return InboundReply(handled=True, accepted=True, prompt=prompt)
 
     async def show(self, prompt: Prompt, tap: inbound.Tap, step: int) -> None:
+        if tap.where is not None and tap.message_id is not None:
+            await self._edit(prompt, (tap.where.chat_id, tap.message_id), step)
+
+    async def _edit(self, prompt: Prompt, message: Key, step: int) -> None:
         """Edit the prompt's text and keyboard in place to `step` with the current selections."""
-        if tap.where is None or tap.message_id is None:
-            return
-        bot, chat, message_id = self.adapter.bot(), tap.where.chat_id, tap.message_id
+        bot, (chat, message_id) = self.adapter.bot(), message
         try:
             await self.adapter.call("editMessageText", lambda: bot.edit_message_text(
                 native.text(prompt, step), chat_id=chat, message_id=message_id,
@@ -115,23 +129,26 @@ class Taps:
                             error=exc.message)
 
     async def ask_free_text(self, update: Update, where: inbound.Where,
-                            question_id: QuestionId, step: int | None = None) -> None:
+                            question_id: QuestionId,
+                            native_step: tuple[int | None, int] | None = None) -> None:
         """`Other…`: a force-reply; for one question of a native prompt, bound to that question."""
         sink = self.adapter.sink
         assert sink is not None
         prompt = await sink.prompt_for(question_id)
         person = update.effective_user if where.chat_type != inbound.PRIVATE else None
-        text, entities = render.free_text_request(prompt, person, step or 0)
+        step = native_step[1] if native_step else 0
+        text, entities = render.free_text_request(prompt, person, step)
         message = await self.adapter.send(
             self.adapter.bot(), where.chat_id, where.thread_id, text,
             ForceReply(selective=True, input_field_placeholder="Your answer"), entities=entities)
         key = (where.chat_id, message.message_id)
-        if step is not None and prompt is not None and step < len(prompt.questions):
-            self.own_words[key] = (question_id, prompt.questions[step].id)
+        if native_step and native_step[0] and prompt and step < len(prompt.questions):
+            self.own_words[key] = OwnWords(question_id, prompt.questions[step].id,
+                                           (where.chat_id, native_step[0]), step)
         else:
             self.adapter.bind(key, question_id)
 
-    def own_words_event(self, said: inbound.Said) -> AnswerSubmitted | None:
+    def own_words_event(self, said: inbound.Said) -> tuple[AnswerSubmitted, OwnWords] | None:
         """A reply to a per-question force-reply: that question's own words, kept as partial."""
         if said.reply_to_message_id is None:
             return None
@@ -139,10 +156,17 @@ class Taps:
         if bound is None:
             return None
         return AnswerSubmitted(
-            surface=said.where.surface, user=UserRef(str(said.user_id)), question_id=bound[0],
-            answers={bound[1]: [said.text.strip()]}, partial=True,
-            authorized=inbound.may_answer(said.where, said.user_id,
-                                          self.adapter.config.answerers))
+            surface=said.where.surface, user=UserRef(str(said.user_id)),
+            question_id=bound.question_id, answers={bound.key: [said.text.strip()]},
+            partial=True, authorized=inbound.may_answer(said.where, said.user_id,
+                                                        self.adapter.config.answerers)), bound
+
+    async def refresh(self, bound: OwnWords, reply: InboundReply) -> None:
+        """Own words kept for one question: the prompt shows that question as answered."""
+        prompt = reply.prompt
+        if not reply.accepted or reply.ended or prompt is None or prompt.native is None:
+            return
+        await self._edit(prompt, bound.prompt, bound.step)
 
 
 async def _answer(query: CallbackQuery, reply: InboundReply) -> None:

@@ -99,3 +99,21 @@ async def test_a_strangers_tap_moves_nothing(tg: Tg, fake: FakeTelegram) -> None
         assert fake.messages[key] == prompt
         assert await r.bridge.store.partial(qid) == {}
         assert (await client.question(qid))["status"] == "pending"
+
+
+async def test_other_for_one_step_keeps_own_words_for_that_question(
+        tg: Tg, fake: FakeTelegram) -> None:
+    request = {"questions": [deploy()["questions"][0], CHECKS]}
+    async with running(tg.config(DM["id"]), tg.env) as r, r.client() as client:
+        qid = (await client.create(request))["id"]
+        prompt = await fake.sent(DM["id"], keyboard)
+        key = (DM["id"], prompt["message_id"])
+        await press(fake, key, "Other…")
+        ask = await fake.sent(DM["id"], lambda m: m["text"].startswith("Deploy: reply"))
+        await fake.say(DM, OWNER, "the moon", reply_to=ask)
+        kept = await fake.sent(DM["id"], lambda m: m["text"].startswith("Kept."))
+        assert kept["text"] == "Kept. Now answer Checks."
+        await until(lambda: "Deploy: answered" in fake.messages[key]["text"])
+        assert "moon" not in fake.messages[key]["text"], "own words are never echoed"
+        assert await r.bridge.store.partial(qid) == {"deploy_target": ["the moon"]}
+        assert (await client.question(qid))["status"] == "pending"
