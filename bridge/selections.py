@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("askbridge.inbox")
 LOCALE = "en"
+"""Until questions carry their agent's locale, what these replies are written in."""
 
 
 def kept(partial: dict[str, list[str]]) -> dict[str, list[str]]:
@@ -80,10 +81,11 @@ class NativeTaps:
             record = await self.inbox.open_for(event.question_id, event.surface)
             if isinstance(record, InboundReply):
                 return record
-            if not event.authorized:
+            if not event.authorized:  # the prompt as stored: undoes what their app shows
                 log.info("selection_refused", question_id=record.id, surface=event.surface)
                 return InboundReply(handled=True, text=self.inbox.not_yours(),
-                                    question_id=record.id)
+                                    question_id=record.id,
+                                    prompt=await self.prompt(record, event.surface))
             questions = record.request.questions
             question = questions[event.question] if 0 <= event.question < len(questions) else None
             if question is None or not all(0 <= i < len(question.options)

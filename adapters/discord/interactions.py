@@ -131,12 +131,11 @@ async def answer_select(interaction: discord.Interaction[Any], sink: InboundSink
     reply = await sink.selection_changed(event)
     log.info("discord_select", question_id=event.question_id, authorized=event.authorized,
              accepted=reply.accepted)
-    message = interaction.message
-    if reply.accepted and reply.prompt is not None and reply.prompt.native is not None \
-            and message is not None:
-        await edit(message.channel.id, message.id, native.message(reply.prompt))
-    elif reply.text:
+    if reply.text:
         await interaction.followup.send(reply.text, ephemeral=True)
+    message = interaction.message  # also after a refusal: the menus go back to what is stored
+    if reply.prompt is not None and reply.prompt.native is not None and message is not None:
+        await edit(message.channel.id, message.id, native.message(reply.prompt))
 
 
 async def open_own_words(interaction: discord.Interaction[Any], sink: InboundSink,

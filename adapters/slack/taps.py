@@ -72,11 +72,11 @@ class NativeTaps:
     async def _after(self, reply: InboundReply, channel: str, ts: str | None, user: str,
                      thread: str | None) -> None:
         """Show the selections back in the message, or tell the person why not."""
-        prompt = reply.prompt
-        if reply.accepted and prompt is not None and prompt.native is not None and ts:
-            await self.adapter.update(channel, ts, native.message(prompt))
-        elif reply.text and not (reply.accepted and reply.ended):
+        prompt = reply.prompt  # also after a refusal: the boxes go back to what is stored
+        if reply.text and not reply.accepted:
             await self.adapter.tell(channel, user, reply.text, thread)
+        if prompt is not None and prompt.native is not None and ts:
+            await self.adapter.update(channel, ts, native.message(prompt))
 
     async def _open(self, question_id: Any, surface: Any, ts: str | None,
                     trigger_id: str | None, user: str) -> None:
@@ -116,5 +116,5 @@ class NativeTaps:
             authorized=may_answer(user, channel, self.adapter.config.answerers), partial=True))
         log.info("slack_own_words", question_id=question_id, accepted=reply.accepted)
         await self._after(reply, channel, ts, user, thread)
-        if reply.accepted and reply.text and not reply.ended:
+        if reply.accepted and reply.text and not reply.ended:  # "Kept. Now answer …"
             await self.adapter.tell(channel, user, reply.text, thread)

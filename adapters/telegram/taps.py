@@ -98,7 +98,7 @@ class Taps:
         log.info("telegram_native_tap", question_id=qid, surface=surface, kind=pressed.kind,
                  authorized=authorized, accepted=reply.accepted)
         await _answer(query, reply)
-        if reply.prompt is not None and reply.prompt.native is not None and not reply.ended:
+        if reply.accepted and reply.prompt is not None and reply.prompt.native is not None:
             await self.show(reply.prompt, tap, native.after_tap(reply.prompt, pressed))
 
     async def _go(self, sink: InboundSink, authorized: bool, qid: QuestionId,

@@ -47,10 +47,14 @@ async def test_select_menus_are_acknowledged_at_once_and_shown_back(
         assert fake.followups[-1]["flags"] == 64
         assert "only the person" in fake.followups[-1]["content"]
         assert await r.bridge.store.partial(qid) == {}
+        restored = await until(lambda: [b for mid, b in fake.edits if mid == prompt["id"]])
+        menu = restored[-1]["components"][1]["components"][0]
+        assert not any(o["default"] for o in menu["options"]), "their picks are undone"
 
+        edits = len(fake.edits)
         taken = await fake.interact(3, pick, ANSWERER, fake.channel_id, prompt)
         assert taken.type == 6
-        edit = await until(lambda: [b for mid, b in fake.edits if mid == prompt["id"]])
+        edit = await until(lambda: [b for mid, b in fake.edits[edits:] if mid == prompt["id"]])
         menu = edit[-1]["components"][1]["components"][0]
         assert [o["label"] for o in menu["options"] if o["default"]] == ["Lint", "Build"]
         assert "→ Lint, Build" in edit[-1]["content"]

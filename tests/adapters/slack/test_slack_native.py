@@ -46,8 +46,12 @@ async def test_checkboxes_are_acked_and_shown_back(tmp_path: Path) -> None:
         assert [o["text"]["text"] for o in shown["initial_options"]] == ["Lint", "Build"]
         assert await r.bridge.store.partial(qid) == {"checks": ["Lint", "Build"]}
 
+        updates = len(fake.called("chat.update"))
         await fake.send_envelope("interactive",
                                  checkbox_body(message, boxes, ["1"], user="U0999"))
         note = await fake.wait_call("chat.postEphemeral")
         assert note["user"] == "U0999" and "only the person" in note["text"]
         assert await r.bridge.store.partial(qid) == {"checks": ["Lint", "Build"]}
+        restored = await fake.wait_call("chat.update", updates + 1)  # their ticks are undone
+        boxes_now = restored["blocks"][3]["elements"][0]
+        assert [o["text"]["text"] for o in boxes_now["initial_options"]] == ["Lint", "Build"]
