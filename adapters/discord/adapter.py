@@ -16,9 +16,11 @@ from starlette.routing import BaseRoute
 
 from adapters.discord import inbound, interactions, native, render
 from adapters.discord.config import DiscordConfig
+from adapters.discord.problems import bad_token as _bad_token
+from adapters.discord.problems import channel_id as _channel_id
+from adapters.discord.problems import start_problem as _start_problem
 from bridge import (
     Capabilities,
-    ConfigError,
     Delivery,
     DeliveryError,
     Finalization,
@@ -26,7 +28,6 @@ from bridge import (
     MessageRef,
     Prompt,
     SurfaceId,
-    surface_target,
 )
 
 log = structlog.get_logger("askbridge.discord")
@@ -297,28 +298,3 @@ def _gateway_ended(runner: asyncio.Task[None]) -> None:
     """discord.py gives up only on what retrying cannot fix (token, intents): say so."""
     if not runner.cancelled() and runner.exception() is not None:
         log.error("discord_gateway_stopped", error=type(runner.exception()).__name__)
-
-
-def _channel_id(surface: SurfaceId) -> int:
-    target = surface_target(surface)
-    if not target.isdigit():
-        raise DeliveryError(f"{surface} is not a Discord channel; use discord:<channel id> "
-                            "(Developer Mode → right-click the channel → Copy Channel ID)")
-    return int(target)
-
-
-def _bad_token(config: DiscordConfig) -> str:
-    return (f"Discord refused the bot token in ${config.token_env}; copy a fresh one from the "
-            "Developer Portal (your application → Bot → Reset Token) and export it.")
-
-
-def _start_problem(exc: BaseException | None, config: DiscordConfig) -> Exception:
-    if isinstance(exc, discord.LoginFailure):
-        return ConfigError(_bad_token(config))
-    if isinstance(exc, discord.PrivilegedIntentsRequired):
-        return ConfigError(
-            "[discord] text_replies = true needs the Message Content intent: enable it in the "
-            "Developer Portal (your application → Bot → Privileged Gateway Intents), or set "
-            "text_replies = false.")
-    return ConfigError(f"The Discord connection ended while starting ({type(exc).__name__}); "
-                       "check [discord] api_base and gateway_url.")

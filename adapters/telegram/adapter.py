@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import hmac
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,10 +21,11 @@ from telegram.ext import (
     filters,
 )
 
-from adapters.telegram import inbound, native, render
+from adapters.telegram import inbound, native, render, webhook
 from adapters.telegram.calls import Caller, explain
 from adapters.telegram.config import TelegramConfig
 from adapters.telegram.taps import Taps
+from adapters.telegram.webhook import WEBHOOK_PATH
 from bridge import (
     Capabilities,
     Delivery,
@@ -42,8 +41,6 @@ from bridge import (
 )
 
 log = structlog.get_logger("askbridge.telegram")
-SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
-WEBHOOK_PATH = "/telegram/webhook"
 ALLOWED_UPDATES = ["message", "callback_query"]
 TelegramApp = Application[Any, Any, Any, Any, Any, Any]
 
@@ -292,21 +289,5 @@ class TelegramAdapter:
                     detail=str(error) if isinstance(error, DeliveryError) else None)
 
     async def _webhook(self, request: Request) -> JSONResponse:
-        given = request.headers.get(SECRET_HEADER, "")
-        if not self._webhook_secret or not hmac.compare_digest(given, self._webhook_secret):
-            log.warning("telegram_webhook_refused")
-            return JSONResponse({"error": "forbidden", "details": [
-                {"loc": "header", "msg": f"{SECRET_HEADER} does not match the configured secret."}
-            ]}, status_code=403)
-        app = self._app
-        if app is None or not self._ready:
-            return JSONResponse({"error": "starting"}, status_code=503)
-        try:
-            data = json.loads(await request.body())
-        except ValueError:
-            data = None
-        if not isinstance(data, dict) or not isinstance(data.get("update_id"), int):
-            return JSONResponse({"error": "invalid_request", "details": [
-                {"loc": "body", "msg": "Expected a Telegram Update object."}]}, status_code=400)
-        await app.update_queue.put(Update.de_json(data, app.bot))
-        return JSONResponse({"ok": True})
+        return await webhook.receive(request, self._webhook_secret,
+                                     self._app if self._ready else None)
