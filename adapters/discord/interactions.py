@@ -21,6 +21,7 @@ from bridge import (
     SubmitPressed,
     TextReceived,
     UserRef,
+    tr,
 )
 
 log = structlog.get_logger("askbridge.discord")
@@ -166,7 +167,7 @@ async def answer_own_words(interaction: discord.Interaction[Any], sink: InboundS
     async def decide() -> InboundReply:
         prompt = await sink.prompt_for(tap.question_id)
         if prompt is None:
-            return InboundReply(handled=True, text="This question has already ended.")
+            return InboundReply(handled=True, text=tr("en", "This question has already ended."))
         answers = {prompt.questions[n].id: [t] for n, t in texts.items()
                    if n < len(prompt.questions)}
         return await sink.answers_submitted(AnswerSubmitted(

@@ -107,7 +107,8 @@ class NativeTaps:
         prompt = await sink.prompt_for(question_id)
         channel, thread = split_target(surface)
         if prompt is None:
-            await self.adapter.tell(channel, user, "This question has already ended.", thread)
+            ended = tr("en", "This question has already ended.")
+            await self.adapter.tell(channel, user, ended, thread)
             return
         answers = {prompt.questions[n].id: [t] for n, t in texts.items()
                    if n < len(prompt.questions)}
