@@ -15,6 +15,13 @@ from bridge.i18n import (
     tr,
     translations,
 )
+from bridge.native import (
+    NativeControls,
+    NativePrompt,
+    NativeQuestion,
+    SelectionChanged,
+    SubmitPressed,
+)
 from bridge.parsing import Parsed, Skip, parse_answer, parse_reply
 from bridge.rendering import OTHER_BUTTON, SKIP_BUTTON, prompt_text
 from bridge.security import SIGNATURE_HEADER, sign, verify_signature
@@ -85,6 +92,9 @@ __all__ = [
     "Locale",
     "LongConnection",
     "MessageRef",
+    "NativeControls",
+    "NativePrompt",
+    "NativeQuestion",
     "Observer",
     "Parsed",
     "Problem",
@@ -93,8 +103,10 @@ __all__ = [
     "QuestionId",
     "Reminder",
     "Reminding",
+    "SelectionChanged",
     "SessionKey",
     "Skip",
+    "SubmitPressed",
     "SurfaceId",
     "TextReceived",
     "UserRef",

@@ -295,11 +295,13 @@ class Broker:
     def adapter_for(self, surface: SurfaceId) -> Adapter | None:
         return self.adapters.get(surface_platform(surface))
 
-    def prompt_for_surface(self, record: QuestionRecord, surface: SurfaceId) -> Prompt:
-        """The prompt as `surface` shows it (native or text, by its adapter's capabilities)."""
+    def prompt_for_surface(self, record: QuestionRecord, surface: SurfaceId,
+                           partial: Mapping[str, list[str]] | None = None) -> Prompt:
+        """The prompt as `surface` shows it: native or text by its adapter's capabilities, in
+        its locale, with `partial` answers (kept selections) shown."""
         adapter = self.adapter_for(surface)
-        return build_prompt(record, adapter is not None and adapter.capabilities(surface).buttons,
-                            self.locale_for(record.agent, surface))
+        return build_prompt(record, adapter.capabilities(surface) if adapter else False,
+                            self.locale_for(record.agent, surface), partial)
 
     async def _ended(self, question_id: QuestionId) -> bool:
         """Whether the question has ended. In one process, resolutions happen here and drop the

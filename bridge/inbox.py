@@ -10,8 +10,9 @@ import structlog
 from bridge.broker import Broker
 from bridge.contract import AskResult, Question
 from bridge.i18n import DEFAULT_LOCALE, N_, tr
+from bridge.native import SelectionChanged, SubmitPressed
 from bridge.parsing import Parsed, Skip, parse_reply
-from bridge.rendering import build_prompt
+from bridge.selections import NativeTaps, kept
 from bridge.store.records import AnsweredBy, QuestionRecord, SessionInfo, iso
 from bridge.types import (
     AgentName,
@@ -75,6 +76,7 @@ class Inbox:
     def __init__(self, broker: Broker) -> None:
         self.broker = broker
         self.store = broker.store
+        self.native = NativeTaps(self)
 
     def _locale(self, surface: SurfaceId, record: QuestionRecord | None = None,
                 chosen: str | None = None) -> str:
@@ -89,7 +91,22 @@ class Inbox:
         return InboundReply(handled=True, text=tr(loc, ENDED), question_id=question_id,
                             ended=True, locale=loc)
 
-    async def _open_for(
+    async def selection_changed(self, event: SelectionChanged) -> InboundReply:
+        return await self.native.selection_changed(event)
+
+    async def submit_pressed(self, event: SubmitPressed) -> InboundReply:
+        return await self.native.submit_pressed(event)
+
+    def not_yours(self, locale: str) -> str:
+        return tr(locale, NOT_YOURS)
+
+    async def finish_answered(self, record: QuestionRecord, answers: dict[str, list[str]],
+                              event: AnswerSubmitted | SubmitPressed) -> InboundReply:
+        loc = self._locale(event.surface, record, getattr(event, "locale", None))
+        return await self._finish(record, AskResult.answered(answers), event,
+                                  _accepted_text(record, answers, loc), loc)
+
+    async def open_for(
         self, question_id: QuestionId, surface: SurfaceId, chosen: str | None = None
     ) -> QuestionRecord | InboundReply:
         """The pending question `surface` may act on, or the reply saying why not."""
@@ -104,7 +121,7 @@ class Inbox:
         return record
 
     async def button_pressed(self, event: ButtonPressed) -> InboundReply:
-        record = await self._open_for(event.question_id, event.surface)
+        record = await self.open_for(event.question_id, event.surface)
         if isinstance(record, InboundReply):
             return record
         loc = self._locale(event.surface, record)
@@ -131,7 +148,7 @@ class Inbox:
             return await self._apply_form(event)
 
     async def _apply_form(self, event: AnswerSubmitted) -> InboundReply:
-        record = await self._open_for(event.question_id, event.surface, event.locale)
+        record = await self.open_for(event.question_id, event.surface, event.locale)
         if isinstance(record, InboundReply):
             return record
         loc = self._locale(event.surface, record, event.locale)
@@ -141,6 +158,8 @@ class Inbox:
         if event.answers is None:
             return await self._finish(record, AskResult.no_answer("skipped"), event,
                                       tr(loc, SKIPPED), loc)
+        if event.partial:
+            return await self.native.partial_submitted(record, event)
         problem = _check_answers(list(record.request.questions), event.answers, loc)
         if problem:
             return InboundReply(handled=True, text=problem, question_id=record.id, locale=loc)
@@ -217,7 +236,7 @@ class Inbox:
             return self._ended(event.surface, question_id, self._locale(event.surface, ended))
         loc = self._locale(event.surface, record)
         questions = list(record.request.questions)
-        have = await self.store.partial(record.id)
+        have = kept(await self.store.partial(record.id))
         outcome = parse_reply(questions, event.text, have, locale=loc)
         if isinstance(outcome, Skip):
             return await self._finish(record, AskResult.no_answer("skipped"), event,
@@ -238,7 +257,7 @@ class Inbox:
         self,
         record: QuestionRecord,
         result: AskResult,
-        event: ButtonPressed | TextReceived | AnswerSubmitted,
+        event: ButtonPressed | TextReceived | AnswerSubmitted | SubmitPressed,
         text: str,
         locale: str = DEFAULT_LOCALE,
     ) -> InboundReply:
@@ -250,14 +269,12 @@ class Inbox:
 
     # read side for surfaces with their own views (the web UI) ------------------------------
 
-    async def prompt_for(
-        self, question_id: QuestionId, surface: SurfaceId | None = None
-    ) -> Prompt | None:
+    async def prompt_for(self, question_id: QuestionId,
+                         surface: SurfaceId | None = None) -> Prompt | None:
         record = await self.store.get_question(question_id)
         if record is None or not record.pending:
             return None
-        return build_prompt(record, buttons=True,
-                            locale=self.broker.locale_for(record.agent, surface))
+        return await self.native.prompt(record, surface)
 
     async def question_view(self, question_id: QuestionId) -> dict[str, Any] | None:
         record = await self.store.get_question(question_id)

@@ -5,13 +5,16 @@ Everything here is written in a locale (`tr`); the agent's own words pass throug
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
 
 from bridge.contract import AskResult, Question
 from bridge.i18n import DEFAULT_LOCALE, N_, time_of_day, tr
+from bridge.native import NativeControls, NativePrompt, NativeQuestion
 from bridge.store.records import QuestionRecord, ms_to_dt
 from bridge.types import (
     Button,
+    Capabilities,
     FinalKind,
     Prompt,
     PromptQuestion,
@@ -86,28 +89,68 @@ def prompt_text(questions: list[Question], expires_at: datetime,
 
 
 def wants_buttons(questions: list[Question]) -> bool:
-    """Native buttons only for one single-select question."""
+    """Native buttons only for one single-select question (the `native = "single"` rule)."""
     return len(questions) == 1 and not questions[0].multi_select
 
 
+def wants_native(questions: list[Question], caps: Capabilities) -> bool:
+    """Taps for a multiSelect or several-question prompt, when the surface can show them."""
+    if not caps.buttons or wants_buttons(questions):
+        return False
+    if any(q.multi_select for q in questions) and not caps.native_multi:
+        return False
+    return len(questions) == 1 or caps.native_several
+
+
 def prompt_buttons(question: Question, locale: str = DEFAULT_LOCALE) -> tuple[Button, ...]:
-    options = tuple(
-        Button(label=o.label, action=i, primary=(i == 0 and o.label.endswith("(Recommended)")))
-        for i, o in enumerate(question.options)
-    )
-    return (*options, Button(tr(locale, OTHER_BUTTON), "other"),
+    return (*_option_buttons(question), Button(tr(locale, OTHER_BUTTON), "other"),
             Button(tr(locale, SKIP_BUTTON), "skip"))
 
 
-def build_prompt(record: QuestionRecord, buttons: bool, locale: str = DEFAULT_LOCALE) -> Prompt:
-    """The prompt for one surface, in its locale; `buttons` when the surface can show them."""
+def _option_buttons(question: Question) -> tuple[Button, ...]:
+    return tuple(
+        Button(label=o.label, action=i, primary=(i == 0 and o.label.endswith("(Recommended)")))
+        for i, o in enumerate(question.options)
+    )
+
+
+def native_controls(locale: str) -> NativeControls:
+    return NativeControls(
+        done=tr(locale, "Done"), submit=tr(locale, "Submit"), other=tr(locale, OTHER_BUTTON),
+        skip=tr(locale, SKIP_BUTTON), back=tr(locale, "Back"), next=tr(locale, "Next"),
+        chosen=tr(locale, "answered"))
+
+
+def native_prompt(questions: list[Question], partial: Mapping[str, list[str]],
+                  locale: str) -> NativePrompt:
+    """The questions as taps, each showing what the stored partial answer already chose."""
+    out: list[NativeQuestion] = []
+    for q in questions:
+        given = partial.get(q.id, [])
+        labels = [o.label for o in q.options]
+        out.append(NativeQuestion(
+            id=q.id, header=q.header, question=q.question, options=_option_buttons(q),
+            multi_select=q.multi_select,
+            chosen=tuple(i for i, label in enumerate(labels) if label in given),
+            free_text=any(a not in labels for a in given)))
+    return NativePrompt(questions=tuple(out), controls=native_controls(locale))
+
+
+def build_prompt(record: QuestionRecord, caps: Capabilities | bool, locale: str = DEFAULT_LOCALE,
+                 partial: Mapping[str, list[str]] | None = None) -> Prompt:
+    """The prompt for one surface, in its locale: buttons, native taps or numbered text, as
+    `caps` allow. A bare bool is the old rule (buttons or not, one single-select question)."""
+    if isinstance(caps, bool):
+        caps = Capabilities(buttons=caps)
     questions = list(record.request.questions)
     expires = ms_to_dt(record.expires_at)
     first = questions[0]
     body_lines = [first.question] + [
         f"• {o.label} — {o.description}" for o in first.options if o.description
     ]
-    use_buttons = buttons and wants_buttons(questions)
+    use_buttons = caps.buttons and wants_buttons(questions)
+    native = (native_prompt(questions, partial or {}, locale)
+              if wants_native(questions, caps) else None)
     return Prompt(
         question_id=record.id,
         agent=record.agent,
@@ -128,6 +171,7 @@ def build_prompt(record: QuestionRecord, buttons: bool, locale: str = DEFAULT_LO
         body="\n".join(body_lines),
         buttons=prompt_buttons(first, locale) if use_buttons else None,
         locale=locale,
+        native=native,
     )
 
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, NewType, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, NewType, Protocol, runtime_checkable
 
 from starlette.routing import BaseRoute
+
+if TYPE_CHECKING:  # bridge.native builds on these ids; the names below are for annotations
+    from bridge.native import NativePrompt, SelectionChanged, SubmitPressed
 
 QuestionId = NewType("QuestionId", str)
 AgentName = NewType("AgentName", str)
@@ -48,6 +51,10 @@ class Capabilities:
     """The language this surface's own config asks for (`[telegram] locale`, a webhook
     channel's); None follows the agent's. The broker writes the surface's prompts,
     status lines and replies in it."""
+    native_multi: bool = False
+    """A multiSelect question can be answered by taps (toggles, a select menu, checkboxes)."""
+    native_several: bool = False
+    """Several questions can be answered by taps in one message (`native = "all"`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +98,9 @@ class Prompt:
     buttons: tuple[Button, ...] | None = None
     locale: str = "en"
     """The language of everything askbridge writes around the agent's words (`en`, `id`)."""
+    native: NativePrompt | None = None
+    """Set (instead of `buttons`) when a multiSelect or several-question prompt is to be
+    answered by taps on this surface; None means buttons for one question, or numbered text."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +172,9 @@ class AnswerSubmitted:
     locale: str | None = None
     """The language the person chose on this surface (the web UI's switch); None follows
     the surface's."""
+    partial: bool = False
+    """Some questions only (a native `Other…` per question): kept with the earlier answers;
+    the question ends once every question has an answer."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +192,8 @@ class InboundReply:
     ended: bool = False
     locale: str = "en"
     """The language `text` is in; adapters write their own follow-ups (modals, hints) in it."""
+    prompt: Prompt | None = None
+    """The prompt as it now stands on the surface (selections shown), to edit it in place."""
 
 
 class InboundSink(Protocol):
@@ -190,11 +205,14 @@ class InboundSink(Protocol):
 
     async def answers_submitted(self, event: AnswerSubmitted) -> InboundReply: ...
 
-    async def prompt_for(
-        self, question_id: QuestionId, surface: SurfaceId | None = None
-    ) -> Prompt | None:
+    async def selection_changed(self, event: SelectionChanged) -> InboundReply: ...
+
+    async def submit_pressed(self, event: SubmitPressed) -> InboundReply: ...
+
+    async def prompt_for(self, question_id: QuestionId,
+                         surface: SurfaceId | None = None) -> Prompt | None:
         """The prompt of a still-pending question (for re-rendering), or None when it ended;
-        in `surface`'s language when given."""
+        with `surface`, as that surface shows it (native taps, kept selections)."""
         ...
 
     async def question_view(self, question_id: QuestionId) -> dict[str, Any] | None:

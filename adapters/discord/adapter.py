@@ -14,11 +14,13 @@ from discord.http import Route
 from pydantic import BaseModel, ConfigDict
 from starlette.routing import BaseRoute
 
-from adapters.discord import inbound, interactions, render
+from adapters.discord import inbound, interactions, native, render
 from adapters.discord.config import DiscordConfig
+from adapters.discord.problems import bad_token as _bad_token
+from adapters.discord.problems import channel_id as _channel_id
+from adapters.discord.problems import start_problem as _start_problem
 from bridge import (
     Capabilities,
-    ConfigError,
     Delivery,
     DeliveryError,
     Finalization,
@@ -26,7 +28,6 @@ from bridge import (
     MessageRef,
     Prompt,
     SurfaceId,
-    surface_target,
 )
 
 log = structlog.get_logger("askbridge.discord")
@@ -90,8 +91,9 @@ class DiscordAdapter:
         self.ready = asyncio.Event()
 
     def capabilities(self, surface: SurfaceId) -> Capabilities:
+        every = self.config.native == "all"
         return Capabilities(buttons=True, edits=True, modals=True, reply_to=True,
-                            max_len=render.MAX_CONTENT)
+                            max_len=render.MAX_CONTENT, native_multi=every, native_several=every)
 
     def routes(self) -> Sequence[BaseRoute]:
         return []
@@ -212,7 +214,8 @@ class DiscordAdapter:
     async def deliver(self, surface: SurfaceId, prompt: Prompt) -> MessageRef | None:
         channel_id = _channel_id(surface)
         ref: MessageRef | None = None
-        for payload in render.prompt_messages(prompt):
+        payloads = native.messages(prompt) if prompt.native else render.prompt_messages(prompt)
+        for payload in payloads:
             route = Route("POST", "/channels/{channel_id}/messages", channel_id=channel_id)
             sent = SentMessage.model_validate(await self._request(route, payload, channel_id))
             ref = render.message_ref(channel_id, sent.id)
@@ -223,9 +226,12 @@ class DiscordAdapter:
         if ids is None:
             return
         channel_id, message_id = ids
+        await self._edit(channel_id, message_id, render.final_edit(final, delivery.surface))
+
+    async def _edit(self, channel_id: int, message_id: int, body: dict[str, Any]) -> None:
         route = Route("PATCH", "/channels/{channel_id}/messages/{message_id}",
                       channel_id=channel_id, message_id=message_id)
-        await self._request(route, render.final_edit(final, delivery.surface), channel_id)
+        await self._request(route, body, channel_id)
 
     async def _request(self, route: Route, payload: dict[str, Any], channel_id: int) -> Any:
         """One REST call; discord.py waits out 429s per bucket (retry_after) and retries 5xx."""
@@ -254,26 +260,13 @@ class DiscordAdapter:
     # inbound -----------------------------------------------------------------------------
 
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
-        channel_id = interaction.channel_id
-        if self._sink is None or channel_id is None:
+        if self._sink is None:
             return
-        authorized = inbound.may_answer(interaction.user.id, interaction.guild_id is None,
-                                        self.config.answerers)
         try:
-            if interaction.type is discord.InteractionType.component:
-                tap = inbound.component_tap(interaction.data)
-                if tap is not None and tap.action != "modal":
-                    event = inbound.tap_event(channel_id, interaction.user.id, tap.question_id,
-                                              tap.action, authorized)
-                    await interactions.answer_tap(interaction, self._sink, event)
-            elif interaction.type is discord.InteractionType.modal_submit:
-                submitted = inbound.modal_submit(interaction.data)
-                if submitted is not None:
-                    text = inbound.modal_event(channel_id, interaction.user.id, *submitted,
-                                               authorized=authorized)
-                    await interactions.answer_text(interaction, self._sink, text)
+            await interactions.dispatch(interaction, self._sink, self.config.answerers,
+                                        self._edit)
         except (discord.HTTPException, aiohttp.ClientError, OSError) as exc:
-            log.warning("discord_interaction_failed", channel=channel_id,
+            log.warning("discord_interaction_failed", channel=interaction.channel_id,
                         error=type(exc).__name__)
 
     async def on_message(self, message: discord.Message) -> None:
@@ -305,28 +298,3 @@ def _gateway_ended(runner: asyncio.Task[None]) -> None:
     """discord.py gives up only on what retrying cannot fix (token, intents): say so."""
     if not runner.cancelled() and runner.exception() is not None:
         log.error("discord_gateway_stopped", error=type(runner.exception()).__name__)
-
-
-def _channel_id(surface: SurfaceId) -> int:
-    target = surface_target(surface)
-    if not target.isdigit():
-        raise DeliveryError(f"{surface} is not a Discord channel; use discord:<channel id> "
-                            "(Developer Mode → right-click the channel → Copy Channel ID)")
-    return int(target)
-
-
-def _bad_token(config: DiscordConfig) -> str:
-    return (f"Discord refused the bot token in ${config.token_env}; copy a fresh one from the "
-            "Developer Portal (your application → Bot → Reset Token) and export it.")
-
-
-def _start_problem(exc: BaseException | None, config: DiscordConfig) -> Exception:
-    if isinstance(exc, discord.LoginFailure):
-        return ConfigError(_bad_token(config))
-    if isinstance(exc, discord.PrivilegedIntentsRequired):
-        return ConfigError(
-            "[discord] text_replies = true needs the Message Content intent: enable it in the "
-            "Developer Portal (your application → Bot → Privileged Gateway Intents), or set "
-            "text_replies = false.")
-    return ConfigError(f"The Discord connection ended while starting ({type(exc).__name__}); "
-                       "check [discord] api_base and gateway_url.")

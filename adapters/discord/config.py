@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -16,6 +16,9 @@ class DiscordConfig(BaseModel):
     """The environment variable holding the bot token (never the token itself)."""
     api_base: str = "https://discord.com/api/v10"
     gateway_url: str = "wss://gateway.discord.gg"
+    native: Literal["all", "single"] = "all"
+    """`all`: every prompt by taps (select menus, Submit); `single`: buttons only for one
+    single-select question, numbered text otherwise."""
     answerers: tuple[str, ...] = ()
     """Discord user ids who may answer in server channels and threads (a DM's user always may)."""
     text_replies: bool = False

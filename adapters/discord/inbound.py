@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from adapters.discord.native import OWN_WORDS_INPUT
 from adapters.discord.render import ANSWER_INPUT, CUSTOM_ID_PREFIX, MODAL_ACTION, message_ref
 from bridge import (
     ButtonAction,
@@ -19,8 +20,10 @@ from bridge import (
 )
 
 _QUESTION_ID = re.compile(r"^q_[a-z0-9]{1,64}$")
-_ACTIONS: dict[str, ButtonAction | Literal["modal"]] = {"o": "other", "s": "skip",
-                                                        MODAL_ACTION: "modal"}
+Action = ButtonAction | Literal["modal", "select", "done", "own_words", "own_modal"]
+_ACTIONS: dict[str, Action] = {"o": "other", "s": "skip", MODAL_ACTION: "modal", "d": "done",
+                               "w": "own_words", "n": "own_modal"}
+_SELECT = re.compile(r"^v(\d)$")
 
 
 class _Payload(BaseModel):
@@ -32,6 +35,8 @@ class ComponentData(_Payload):
 
     custom_id: str
     component_type: int = 2
+    values: list[str] = []
+    """A select menu's chosen option values (ours are option indices)."""
 
 
 class TextInputValue(_Payload):
@@ -55,7 +60,9 @@ class Tap:
     """A click (or modal submit) on one of our components, decoded from its custom id."""
 
     question_id: QuestionId
-    action: ButtonAction | Literal["modal"]
+    action: Action
+    step: int = 0
+    """Which question a select menu belongs to (native prompts)."""
 
 
 def parse_custom_id(custom_id: str) -> Tap | None:
@@ -66,6 +73,9 @@ def parse_custom_id(custom_id: str) -> Tap | None:
         return None
     if code.isdigit() and len(code) <= 2:
         return Tap(QuestionId(question_id), int(code))
+    select = _SELECT.match(code)
+    if select:
+        return Tap(QuestionId(question_id), "select", int(select.group(1)))
     action = _ACTIONS.get(code)
     return Tap(QuestionId(question_id), action) if action is not None else None
 
@@ -75,6 +85,34 @@ def component_tap(data: Any) -> Tap | None:
         return parse_custom_id(ComponentData.model_validate(data).custom_id)
     except ValidationError:
         return None
+
+
+def select_values(data: Any) -> tuple[int, ...] | None:
+    """A select menu's chosen option indices; None when a value is not one of ours."""
+    try:
+        values = ComponentData.model_validate(data).values
+    except ValidationError:
+        return None
+    if not all(v.isdigit() and len(v) <= 2 for v in values):
+        return None
+    return tuple(int(v) for v in values)
+
+
+def own_words(data: Any) -> tuple[Tap, dict[int, str]] | None:
+    """The own-words modal: the question it answers and the text per question number."""
+    try:
+        modal = ModalData.model_validate(data)
+    except ValidationError:
+        return None
+    tap = parse_custom_id(modal.custom_id)
+    if tap is None or tap.action != "own_modal":
+        return None
+    texts: dict[int, str] = {}
+    for item in _inputs(modal.components):
+        number = (item.custom_id or "").removeprefix(OWN_WORDS_INPUT)
+        if item.custom_id != number and number.isdigit() and (item.value or "").strip():
+            texts[int(number)] = (item.value or "").strip()
+    return tap, texts
 
 
 def _inputs(items: list[TextInputValue]) -> list[TextInputValue]:

@@ -95,7 +95,11 @@ def prompt_messages(prompt: Prompt) -> list[dict[str, Any]]:
 def final_edit(final: Finalization, surface: str) -> dict[str, Any]:
     """The prompt's last message once its question ended: no components, the status line added."""
     prompt = final.prompt
-    text = _button_text(prompt) if prompt.buttons else _text_chunks(prompt)[-1]
+    if prompt.native is not None:  # every question, without selections or controls
+        from adapters.discord import native
+        text = native.chunks(prompt, choices=False)[-1]
+    else:
+        text = _button_text(prompt) if prompt.buttons else _text_chunks(prompt)[-1]
     status = final.status_line
     if final.kind == "answered" and final.answered_on not in (None, surface):
         status = tr(prompt.locale, "{status} (elsewhere)", status=status)

@@ -3,30 +3,26 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 import re
 from collections.abc import Collection, Sequence
 from typing import Any
 
-import aiohttp
 import structlog
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.adapter.starlette.async_handler import AsyncSlackRequestHandler
 from slack_bolt.async_app import AsyncAck, AsyncApp
-from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
-from slack_sdk.errors import SlackApiError, SlackClientError
-from slack_sdk.http_retry.async_handler import AsyncRetryHandler
-from slack_sdk.http_retry.builtin_async_handlers import (
-    AsyncConnectionErrorRetryHandler,
-    AsyncRateLimitErrorRetryHandler,
-    AsyncServerErrorRetryHandler,
-)
-from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryIntervalCalculator
+from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from adapters.slack import native
+from adapters.slack.calls import NETWORK as _NETWORK
+from adapters.slack.calls import api_error as _api_error
+from adapters.slack.calls import library_logger as _library_logger
+from adapters.slack.calls import not_client_wins as _not_client_wins
+from adapters.slack.calls import retry_handlers as _retry_handlers
 from adapters.slack.config import SlackConfig
 from adapters.slack.inbound import Click, click_from, modal_text, text_from, well_formed
 from adapters.slack.render import (
@@ -39,6 +35,7 @@ from adapters.slack.render import (
     split_ref,
     split_target,
 )
+from adapters.slack.taps import NativeTaps
 from bridge import (
     Capabilities,
     Delivery,
@@ -55,34 +52,6 @@ from bridge import (
 
 log = structlog.get_logger("askbridge.slack").bind(platform="slack")
 EVENTS_PATH = "/slack/events"
-_CLIENT_WINS = warning_client_prioritized_and_token_skipped()
-_NETWORK = (SlackClientError, aiohttp.ClientError, TimeoutError, OSError)
-
-
-def _retry_handlers(retries: int) -> list[AsyncRetryHandler]:
-    backoff = BackoffRetryIntervalCalculator(backoff_factor=0.5)
-    return [
-        AsyncRateLimitErrorRetryHandler(max_retry_count=retries),
-        AsyncServerErrorRetryHandler(max_retry_count=retries, interval_calculator=backoff),
-        AsyncConnectionErrorRetryHandler(max_retry_count=retries, interval_calculator=backoff),
-    ]
-
-
-def _library_logger(name: str) -> logging.Logger:
-    """slack_sdk/bolt log request bodies and tokens' headers at DEBUG: never below INFO here."""
-    logger = logging.getLogger(name)
-    logger.setLevel(max(logger.getEffectiveLevel(), logging.INFO))
-    return logger
-
-
-def _not_client_wins(record: logging.LogRecord) -> bool:
-    return record.getMessage() != _CLIENT_WINS
-
-
-def _api_error(exc: Exception) -> str:
-    if isinstance(exc, SlackApiError):
-        return str(exc.response.get("error") or f"HTTP {exc.response.status_code}")
-    return type(exc).__name__
 
 
 class SlackAdapter:
@@ -93,7 +62,7 @@ class SlackAdapter:
         self.config = config
         self._app_token = app_token
         self._thread_surfaces = frozenset(thread_surfaces)
-        self._sink: InboundSink | None = None
+        self.sink: InboundSink | None = None
         self._socket: AsyncSocketModeHandler | None = None
         self._connector: asyncio.Task[None] | None = None
         self._connected = asyncio.Event()
@@ -108,6 +77,8 @@ class SlackAdapter:
                             request_verification_enabled=config.mode == "http")
         self.app.action(re.compile(r"^ab:"))(self._on_action)
         self.app.view(OTHER_CALLBACK)(self._on_modal)
+        self.native = NativeTaps(self)
+        self.app.view(native.OWN_CALLBACK)(self._on_own_words)
         self.app.event("message")(self._on_message)
         self._http = AsyncSlackRequestHandler(self.app)
 
@@ -115,8 +86,10 @@ class SlackAdapter:
 
     def capabilities(self, surface: SurfaceId) -> Capabilities:
         in_thread = split_target(surface)[1] is not None
+        every = self.config.native == "all"
         return Capabilities(buttons=True, edits=True, modals=True, reply_to=not in_thread,
-                            max_len=3900, locale=self.config.locale)
+                            max_len=3900, native_multi=every, native_several=every,
+                            locale=self.config.locale)
 
     def routes(self) -> Sequence[BaseRoute]:
         if self.config.mode != "http":
@@ -124,7 +97,7 @@ class SlackAdapter:
         return [Route(EVENTS_PATH, self._events, methods=["POST"])]
 
     async def start(self, sink: InboundSink) -> None:
-        self._sink = sink
+        self.sink = sink
 
     async def connect(self) -> None:
         """Leader only (LongConnection): open the Socket Mode websocket (socket mode)."""
@@ -167,7 +140,7 @@ class SlackAdapter:
 
     async def stop(self) -> None:
         await self.disconnect()
-        self._sink = None
+        self.sink = None
 
     async def check(self) -> str:
         """auth.test with the bot token (and, in Socket Mode, apps.connections.open)."""
@@ -205,7 +178,7 @@ class SlackAdapter:
         channel, thread = split_target(surface)
         if not channel:
             raise DeliveryError(f"{surface} names no Slack channel; use slack:<channel_id>.")
-        args = prompt_message(prompt)
+        args = native.message(prompt) if prompt.native else prompt_message(prompt)
         if thread:
             args["thread_ts"] = thread
         try:
@@ -226,7 +199,14 @@ class SlackAdapter:
         except _NETWORK as exc:
             raise DeliveryError(f"Slack did not update the message ({_api_error(exc)})") from exc
 
-    async def _tell(self, channel: str, user: str, text: str, thread_ts: str | None) -> None:
+    async def update(self, channel: str, ts: str, args: dict[str, Any]) -> None:
+        """Edit a still-open prompt in place (selections shown); failures are logged."""
+        try:
+            await self.client.chat_update(channel=channel, ts=ts, **args)
+        except _NETWORK as exc:
+            log.warning("slack_update_failed", channel=channel, error=_api_error(exc))
+
+    async def tell(self, channel: str, user: str, text: str, thread_ts: str | None) -> None:
         """An ephemeral note only `user` sees; failures are logged, never raised."""
         args: dict[str, Any] = {"thread_ts": thread_ts} if thread_ts else {}
         try:
@@ -250,22 +230,24 @@ class SlackAdapter:
             return error_response(400, "Malformed Slack payload.", code="invalid_request")
 
     async def _on_action(self, ack: AsyncAck, body: dict[str, Any]) -> None:
-        await ack()
-        click = click_from(body, self.config.answerers)
-        if click is None or self._sink is None:
+        await ack()  # selection changes too: Slack wants every action acknowledged at once
+        if await self.native.on_action(body):
             return
-        reply = await self._sink.button_pressed(click.event)
+        click = click_from(body, self.config.answerers)
+        if click is None or self.sink is None:
+            return
+        reply = await self.sink.button_pressed(click.event)
         log.info("slack_click", question_id=click.event.question_id, action=click.event.action,
                  accepted=reply.accepted, authorized=click.event.authorized)
         if click.event.action == "other" and reply.accepted:
             await self._ask_other(click)
         elif reply.text and not (reply.accepted and reply.ended):
-            await self._tell(click.channel, click.event.user, reply.text, click.thread_ts)
+            await self.tell(click.channel, click.event.user, reply.text, click.thread_ts)
 
     async def _ask_other(self, click: Click) -> None:
         """Open the free-text modal; without a usable trigger, ask for a thread reply."""
-        assert self._sink is not None
-        prompt = await self._sink.prompt_for(click.event.question_id, click.event.surface)
+        assert self.sink is not None
+        prompt = await self.sink.prompt_for(click.event.question_id, click.event.surface)
         if prompt is None:
             return
         if click.trigger_id:
@@ -277,30 +259,34 @@ class SlackAdapter:
             except _NETWORK as exc:
                 log.info("slack_modal_unavailable", error=_api_error(exc))
         thread = click.thread_ts or click.message_ts
-        await self._tell(click.channel, click.event.user, tr(
+        await self.tell(click.channel, click.event.user, tr(
             prompt.locale, "Reply in this message's thread with your own answer."), thread)
 
     async def _on_modal(self, ack: AsyncAck, body: dict[str, Any]) -> None:
         await ack()
         event = modal_text(body, self.config.answerers)
-        if event is None or self._sink is None:
+        if event is None or self.sink is None:
             return
-        reply = await self._sink.text_received(event)
+        reply = await self.sink.text_received(event)
         log.info("slack_modal_submitted", question_id=reply.question_id, accepted=reply.accepted)
         if reply.text and not (reply.accepted and reply.ended):
             channel, thread = split_target(event.surface)
-            await self._tell(channel, event.user, reply.text, thread)
+            await self.tell(channel, event.user, reply.text, thread)
+
+    async def _on_own_words(self, ack: AsyncAck, body: dict[str, Any]) -> None:
+        await ack()
+        await self.native.on_own_words(body)
 
     async def _on_message(self, ack: AsyncAck, event: dict[str, Any]) -> None:
         await ack()
         text = text_from(event, self.config.answerers, self._thread_surfaces)
-        if text is None or self._sink is None:
+        if text is None or self.sink is None:
             return
-        reply: InboundReply = await self._sink.text_received(text)
+        reply: InboundReply = await self.sink.text_received(text)
         if not reply.handled:
             return
         log.info("slack_text_received", question_id=reply.question_id, accepted=reply.accepted)
         if reply.text:
             thread = event.get("thread_ts")
-            await self._tell(str(event["channel"]), text.user, reply.text,
+            await self.tell(str(event["channel"]), text.user, reply.text,
                              str(thread) if thread else None)

@@ -21,6 +21,9 @@ class SlackConfig(BaseModel):
     mode: Literal["socket", "http"] = "socket"
     base_url: str = "https://slack.com/api/"
     """The Web API root (GovSlack, a proxy, or the tests' fake)."""
+    native: Literal["all", "single"] = "all"
+    """`all`: every prompt by taps (radio buttons, checkboxes, Submit); `single`: buttons only
+    for one single-select question, numbered text otherwise."""
     answerers: list[str] = Field(default_factory=list)
     """Slack user ids (`U0123`) who may answer in channels; a DM's own user may always answer."""
     connect_timeout_seconds: float = Field(default=15.0, gt=0, le=120)

@@ -108,6 +108,10 @@ def final_message(final: Finalization) -> dict[str, Any]:
     prompt = final.prompt
     status = {"type": "context",
               "elements": [{"type": "mrkdwn", "text": f"*{escape(final.status_line)}*"}]}
+    if prompt.native is not None:  # every question, no elements, no controls
+        from adapters.slack import native  # native builds on this module's helpers
+        text = _clip(f"{prompt.title}: {final.status_line}", _MAX_FALLBACK)
+        return {"text": text, "blocks": [*native.blocks(prompt, choices=False), status]}
     if prompt.buttons is None:
         body = _clip(escape(prompt.text), _MAX_SECTION)
         blocks = [{"type": "section", "text": {"type": "mrkdwn", "text": body}}, status]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import hmac
 from collections.abc import Sequence
 from typing import Any
 
@@ -11,7 +10,7 @@ import structlog
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
-from telegram import Bot, ForceReply, Message, ReplyParameters, Update
+from telegram import Bot, InlineKeyboardMarkup, Message, ReplyParameters, Update
 from telegram.error import BadRequest, InvalidToken, NetworkError, TelegramError
 from telegram.ext import (
     Application,
@@ -22,30 +21,27 @@ from telegram.ext import (
     filters,
 )
 
-from adapters.telegram import inbound, render
+from adapters.telegram import inbound, native, render, webhook
 from adapters.telegram.calls import Caller, explain
 from adapters.telegram.config import TelegramConfig
+from adapters.telegram.taps import Taps
+from adapters.telegram.webhook import WEBHOOK_PATH
 from bridge import (
     DEFAULT_LOCALE,
-    BadJson,
     Capabilities,
     Delivery,
     DeliveryError,
     Finalization,
+    InboundReply,
     InboundSink,
     MessageRef,
     Prompt,
     QuestionId,
     SurfaceId,
-    error_response,
-    read_json,
     surface_target,
-    tr,
 )
 
 log = structlog.get_logger("askbridge.telegram")
-SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
-WEBHOOK_PATH = "/telegram/webhook"
 ALLOWED_UPDATES = ["message", "callback_query"]
 TelegramApp = Application[Any, Any, Any, Any, Any, Any]
 
@@ -57,8 +53,8 @@ class TelegramAdapter:
         self.config = config
         self._token = token
         self._webhook_secret = webhook_secret
-        self._call = Caller(config)
-        self._sink: InboundSink | None = None
+        self.call = Caller(config)
+        self.sink: InboundSink | None = None
         self._app: TelegramApp | None = None
         self._ready = False
         self._down: str | None = "Telegram is still connecting; try again in a moment."
@@ -67,12 +63,19 @@ class TelegramAdapter:
         """Set while this replica leads (LongConnection): only the leader polls getUpdates."""
         self._bound: dict[tuple[int | str, int], QuestionId] = {}
         """Our force-reply asks and follow-ups (chat, message id) → the question a reply answers."""
+        self.taps = Taps(self)
 
     # contract ----------------------------------------------------------------------------
 
     def capabilities(self, surface: SurfaceId) -> Capabilities:
+        every = self.config.native == "all"
         return Capabilities(buttons=True, edits=True, reply_to=True, max_len=render.MAX_TEXT,
-                            locale=self.config.locale)
+                            native_multi=every, native_several=every, locale=self.config.locale)
+
+    @property
+    def locale(self) -> str:
+        """This section's language for what the adapter itself says (no question at hand)."""
+        return self.config.locale or DEFAULT_LOCALE
 
     def routes(self) -> Sequence[BaseRoute]:
         if self.config.mode != "webhook":
@@ -80,7 +83,7 @@ class TelegramAdapter:
         return [Route(WEBHOOK_PATH, self._webhook, methods=["POST"])]
 
     async def start(self, sink: InboundSink) -> None:
-        self._sink = sink
+        self.sink = sink
         self._app = self._build()
         try:
             await self._connect(self._app)
@@ -106,18 +109,22 @@ class TelegramAdapter:
         log.info("telegram_stopped")
 
     async def deliver(self, surface: SurfaceId, prompt: Prompt) -> MessageRef | None:
-        bot = self._bot()
+        bot = self.bot()
         chat, thread = self._target(surface)
-        markup = render.keyboard(prompt)
+        markup: InlineKeyboardMarkup | None
+        if prompt.native is not None:
+            markup, text = native.keyboard(prompt, 0), native.text(prompt, 0)
+        else:
+            markup, text = render.keyboard(prompt), render.prompt_message(prompt)
         try:
-            message = await self._send(bot, chat, thread, render.prompt_message(prompt), markup)
+            message = await self.send(bot, chat, thread, text, markup)
         except BadRequest as exc:
             if markup is None:
                 raise DeliveryError(explain(exc, self.config.token_env)) from exc
             log.warning("telegram_buttons_refused", question_id=prompt.question_id,
                         surface=surface, error=exc.message)
             try:
-                message = await self._send(bot, chat, thread, render.clip(prompt.text), None)
+                message = await self.send(bot, chat, thread, render.clip(prompt.text), None)
             except BadRequest as again:
                 raise DeliveryError(explain(again, self.config.token_env)) from again
         log.info("telegram_sent", question_id=prompt.question_id, surface=surface,
@@ -126,20 +133,21 @@ class TelegramAdapter:
 
     async def finalize(self, delivery: Delivery, final: Finalization) -> None:
         self._bound = {k: q for k, q in self._bound.items() if q != delivery.question_id}
+        self.taps.forget(delivery.question_id)
         if delivery.message_ref is None:
             return
-        bot = self._bot()
+        bot = self.bot()
         chat, message_id = inbound.parse_ref(delivery.message_ref)
         text = render.final_message(final)
         try:  # editing the text without reply_markup also removes the keyboard
-            await self._call("editMessageText", lambda: bot.edit_message_text(
+            await self.call("editMessageText", lambda: bot.edit_message_text(
                 text, chat_id=chat, message_id=message_id))
         except BadRequest as exc:
             if "not modified" in exc.message.lower():
                 return
             log.warning("telegram_edit_refused", question_id=delivery.question_id,
                         error=exc.message)
-            await self._call("editMessageReplyMarkup", lambda: bot.edit_message_reply_markup(
+            await self.call("editMessageReplyMarkup", lambda: bot.edit_message_reply_markup(
                 chat_id=chat, message_id=message_id, reply_markup=None))
         log.info("telegram_finalized", question_id=delivery.question_id,
                  surface=delivery.surface, kind=final.kind)
@@ -167,7 +175,7 @@ class TelegramAdapter:
         if self.config.mode == "webhook":
             builder = builder.updater(None)
         app: TelegramApp = builder.build()
-        app.add_handler(CallbackQueryHandler(self._on_tap))
+        app.add_handler(CallbackQueryHandler(self.taps.on_tap))
         app.add_handler(MessageHandler(filters.TEXT & filters.UpdateType.MESSAGE, self._on_text))
         app.add_error_handler(self._on_error)
         return app
@@ -224,7 +232,7 @@ class TelegramAdapter:
             except NetworkError as exc:
                 log.warning("telegram_unreachable", error=type(exc).__name__)
 
-    def _bot(self) -> Bot:
+    def bot(self) -> Bot:
         if self._app is None or not self._ready:
             raise DeliveryError(self._down or "the Telegram adapter is not running")
         bot: Bot = self._app.bot
@@ -239,46 +247,22 @@ class TelegramAdapter:
                 f"{surface} is not a Telegram chat; write telegram:<chat_id> or "
                 "telegram:<chat_id>/<topic_id>") from None
 
-    async def _send(self, bot: Bot, chat: int | str, thread: int | None, text: str,
+    async def send(self, bot: Bot, chat: int | str, thread: int | None, text: str,
                     markup: Any, **extra: Any) -> Message:
-        return await self._call("sendMessage", lambda: bot.send_message(
+        return await self.call("sendMessage", lambda: bot.send_message(
             chat, text, reply_markup=markup, message_thread_id=thread, **extra))
 
     # inbound -----------------------------------------------------------------------------
 
-    async def _on_tap(self, update: Update, _: ContextTypes.DEFAULT_TYPE) -> None:
-        query = update.callback_query
-        tap = inbound.tap_from(update)
-        if query is None or tap is None or self._sink is None:
-            return
-        event = inbound.button_event(tap, self.config.answerers)
-        if event is None:
-            await query.answer(tr(self.config.locale or DEFAULT_LOCALE,
-                                  "This button is no longer valid."), show_alert=True)
-            return
-        reply = await self._sink.button_pressed(event)
-        log.info("telegram_tap", question_id=event.question_id, surface=event.surface,
-                 authorized=event.authorized, accepted=reply.accepted)
-        await query.answer(render.clip(reply.text or "", 200) or None,
-                           show_alert=not reply.accepted)
-        if event.action == "other" and reply.accepted and tap.where is not None:
-            await self._ask_free_text(update, tap.where, event.question_id)
-
-    async def _ask_free_text(self, update: Update, where: inbound.Where,
-                             question_id: QuestionId) -> None:
-        assert self._sink is not None
-        prompt = await self._sink.prompt_for(question_id, where.surface)
-        person = update.effective_user if where.chat_type != inbound.PRIVATE else None
-        text, entities = render.free_text_request(prompt, person)
-        placeholder = tr(prompt.locale if prompt else DEFAULT_LOCALE, "Your answer")
-        message = await self._send(
-            self._bot(), where.chat_id, where.thread_id, text,
-            ForceReply(selective=True, input_field_placeholder=placeholder), entities=entities)
-        self._bound[(where.chat_id, message.message_id)] = question_id
-
     async def _on_text(self, update: Update, _: ContextTypes.DEFAULT_TYPE) -> None:
         said = inbound.said_from(update)
-        if said is None or self._sink is None:
+        if said is None or self.sink is None:
+            return
+        own_words = self.taps.own_words_event(said)
+        if own_words is not None:
+            kept = await self.sink.answers_submitted(own_words[0])
+            await self._reply(said, kept)
+            await self.taps.refresh(own_words[1], kept)
             return
         reply_to: str | None = None
         if said.reply_to_message_id is not None and said.reply_to_bot:
@@ -287,11 +271,18 @@ class TelegramAdapter:
         event = inbound.text_event(said, self.config.answerers, reply_to)
         if event is None:
             return
-        reply = await self._sink.text_received(event)
+        reply = await self.sink.text_received(event)
         log.info("telegram_text", surface=event.surface, handled=reply.handled,
                  accepted=reply.accepted, question_id=reply.question_id)
+        await self._reply(said, reply)
+
+    def bind(self, key: tuple[int | str, int], question_id: QuestionId) -> None:
+        """A reply to our message `key` answers `question_id`."""
+        self._bound[key] = question_id
+
+    async def _reply(self, said: inbound.Said, reply: InboundReply) -> None:
         if reply.handled and reply.text:
-            sent = await self._send(self._bot(), said.where.chat_id, said.where.thread_id,
+            sent = await self.send(self.bot(), said.where.chat_id, said.where.thread_id,
                                     render.clip(reply.text), None,
                                     reply_parameters=ReplyParameters(
                                         said.message_id, allow_sending_without_reply=True))
@@ -304,23 +295,5 @@ class TelegramAdapter:
                     detail=str(error) if isinstance(error, DeliveryError) else None)
 
     async def _webhook(self, request: Request) -> JSONResponse:
-        given = request.headers.get(SECRET_HEADER, "")
-        if not self._webhook_secret or not hmac.compare_digest(given, self._webhook_secret):
-            log.warning("telegram_webhook_refused")
-            return error_response(
-                403, f"{SECRET_HEADER} does not match the configured secret.", "header")
-        app = self._app
-        if app is None or not self._ready:
-            return error_response(503, "askbridge is starting; Telegram will retry.",
-                                  "server", code="starting")
-        try:
-            data = await read_json(request)
-            update = Update.de_json(data, app.bot) if isinstance(data, dict) and isinstance(
-                data.get("update_id"), int) else None
-        except (BadJson, KeyError, TypeError, ValueError, AttributeError):
-            update = None  # PTB indexes the fields it expects: a malformed update raises
-        if update is None:
-            return error_response(400, "Expected a Telegram Update object.",
-                                  code="invalid_request")
-        await app.update_queue.put(update)
-        return JSONResponse({"ok": True})
+        return await webhook.receive(request, self._webhook_secret,
+                                     self._app if self._ready else None)

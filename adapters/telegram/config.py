@@ -25,6 +25,9 @@ class TelegramConfig(BaseModel):
     """Webhook mode: the variable holding the secret sent as X-Telegram-Bot-Api-Secret-Token."""
     webhook_url: str | None = None
     """Webhook mode: the public https URL of /telegram/webhook; when set, registered at start."""
+    native: Literal["all", "single"] = "all"
+    """`all`: every prompt by taps (toggles, a walk through several questions); `single`:
+    buttons only for one single-select question, numbered text otherwise."""
     answerers: list[int] = Field(default_factory=list)
     """User ids who may answer in groups (a private chat's own user always may)."""
     poll_timeout: int = Field(default=30, ge=0, le=60)

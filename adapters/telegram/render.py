@@ -46,6 +46,8 @@ def prompt_message(prompt: Prompt) -> str:
     """The text above the buttons (header, question, option notes), or the numbered plain text."""
     if prompt.buttons:
         return clip(f"{prompt.title}\n{prompt.body}\n\n{_expiry(prompt)}")
+    if prompt.native is not None:  # finalized: every question, no walk, no selections
+        return clip("\n".join(f"{q.header}: {q.question}" for q in prompt.native.questions))
     return clip(prompt.text)
 
 
@@ -61,11 +63,11 @@ def utf16_len(text: str) -> int:
 
 
 def free_text_request(
-    prompt: Prompt | None, person: User | None
+    prompt: Prompt | None, person: User | None, step: int = 0
 ) -> tuple[str, list[MessageEntity]]:
     """The force-reply message after `Other…`; in groups it names the person (selective reply)."""
     locale = prompt.locale if prompt else DEFAULT_LOCALE
-    header = (prompt.questions[0].header if prompt and prompt.questions
+    header = (prompt.questions[step].header if prompt and step < len(prompt.questions)
               else tr(locale, "Your answer"))
     tail = tr(locale, "{header}: reply to this message with your own answer.", header=header)
     if person is None:

@@ -22,7 +22,9 @@ import pytest
 from starlette.routing import BaseRoute
 
 from bridge import Adapter, BridgeConfig, Capabilities, DeliveryError, SurfaceId
+from bridge.client import AskClient
 from bridge.rendering import build_prompt
+from tests.adapters.drivers import Driver, driver
 from tests.adapters.webhook.test_webhook_e2e import CHECKS, DEPLOY, post_reply
 from tests.fakes.discord import FakeDiscord
 from tests.fakes.gateway import gateway
@@ -235,3 +237,185 @@ async def test_indonesian_text_replies_resolve(platform: str, tmp_path: Path) ->
 
 async def _delivered_to(r: Any, surface: str) -> bool:
     return bool(await r.bridge.store.pending_on_surface(surface, "delivered"))
+
+
+# native prompts: multiSelect and several questions answered by taps ---------------------------
+
+NATIVE = ["discord", "slack", "telegram"]
+ZONES = {"id": "zones", "header": "Zones", "question": "Which zones should get it?",
+         "multiSelect": True,
+         "options": [{"label": z} for z in ("North", "South", "East", "West")]}
+ENV = {"id": "env", "header": "Env", "question": "Which environment?",
+       "options": [{"label": "Staging"}, {"label": "Production"}]}
+
+
+def answered(**answers: list[str]) -> dict[str, Any]:
+    return {"status": "answered",
+            "answers": {"answers": {k: {"answers": v} for k, v in answers.items()}}}
+
+
+@asynccontextmanager
+async def native_rig(platform: str, tmp: Path,
+                     native: str = "all") -> AsyncIterator[tuple[Driver, Any, AskClient]]:
+    """A person at `platform`'s fake, and a bridge whose agent asks there."""
+    async with driver(platform) as person:
+        config = make_config(tmp, surfaces=[person.surface], **person.section(native))
+        async with running(config, person.env) as r, r.client() as client:
+            yield person, r, client
+
+
+async def _kept(r: Any, qid: str) -> dict[str, list[str]]:
+    return {k: v for k, v in (await r.bridge.store.partial(qid)).items() if v}
+
+
+@pytest.mark.parametrize("platform", NATIVE)
+async def test_native_toggles_then_done_answer_the_agent(platform: str, tmp_path: Path) -> None:
+    async with native_rig(platform, tmp_path) as (person, r, client):
+        qid = (await client.create({"questions": [ZONES]}))["id"]
+        await person.prompt()
+        assert {"North", "South", "East", "West", "Other…", "Skip"} <= {
+            c.split(" ", 1)[-1] for c in person.controls()}
+        for label in ("North", "East", "South", "East"):  # East on, then off again
+            assert await person.pick(0, label) is None
+        assert await person.chosen(0) == ["North", "South"]  # shown back in the message
+        assert await _kept(r, qid) == {"zones": ["North", "South"]}
+        assert await client.result(qid) is None, "nothing reaches the agent before Done"
+
+        told = await person.submit()  # Slack says it only in the edited prompt
+        assert told in ("Thanks, recorded: North, South.", None)
+        result = await client.result(qid, wait=10)
+        assert result is not None and result.to_json() == answered(zones=["North", "South"])
+        await until(lambda: not person.controls())
+        assert "Answered: North, South" in person.text()
+
+
+@pytest.mark.parametrize("platform", NATIVE)
+async def test_native_taps_combine_with_a_text_reply(platform: str, tmp_path: Path) -> None:
+    async with native_rig(platform, tmp_path) as (person, _r, client):
+        qid = (await client.create({"questions": [ENV, ZONES]}))["id"]
+        await person.prompt()
+        assert await person.pick(1, "West") is None
+        assert await person.pick(1, "North") is None
+        await person.say("production")  # the one question still open
+        result = await client.result(qid, wait=10)
+        assert result is not None
+        assert result.to_json() == answered(env=["Production"], zones=["North", "West"])
+        await until(lambda: not person.controls())
+        assert "Answered: Production, North, West" in person.text()
+
+
+@pytest.mark.parametrize("platform", NATIVE)
+async def test_native_selection_survives_a_restart(platform: str, tmp_path: Path) -> None:
+    async with driver(platform) as person:
+        config = make_config(tmp_path, surfaces=[person.surface], **person.section("all"))
+        async with running(config, person.env) as r, r.client() as client:
+            qid = (await client.create({"questions": [ENV, ZONES]}))["id"]
+            await person.prompt()
+            assert await person.pick(1, "North") is None
+        async with running(config, person.env) as r, r.client() as client:
+            assert await person.pick(1, "South") is None
+            assert await person.chosen(1) == ["North", "South"]
+            assert await person.pick(0, "Staging") is None
+            assert await person.submit() in ("Thanks, recorded: Staging, North, South.", None)
+            result = await client.result(qid, wait=10)
+            assert result is not None
+            assert result.to_json() == answered(env=["Staging"], zones=["North", "South"])
+
+
+@pytest.mark.parametrize("platform", NATIVE)
+async def test_native_other_takes_own_words_for_one_question(platform: str,
+                                                             tmp_path: Path) -> None:
+    async with native_rig(platform, tmp_path) as (person, _r, client):
+        qid = (await client.create({"questions": [ENV, ZONES]}))["id"]
+        await person.prompt()
+        assert await person.pick(1, "North") is None
+        await person.own_words(0, "staging-eu, please")
+        result = await client.result(qid, wait=10)
+        assert result is not None
+        assert result.to_json() == answered(env=["staging-eu, please"], zones=["North"])
+        await until(lambda: not person.controls())
+        assert "staging-eu" not in person.text(), "own words are never echoed"
+
+
+@pytest.mark.parametrize("platform", NATIVE)
+async def test_native_stranger_toggle_changes_nothing(platform: str, tmp_path: Path) -> None:
+    async with native_rig(platform, tmp_path) as (person, r, client):
+        qid = (await client.create({"questions": [ZONES]}))["id"]
+        await person.prompt()
+        refusal = await person.pick(0, "North", stranger=True)
+        assert refusal == "Sorry, only the person this question is for can answer it."
+        assert await _kept(r, qid) == {}
+        assert await person.chosen(0) == []
+        assert (await client.question(qid))["status"] == "pending"
+
+
+@pytest.mark.parametrize("platform", NATIVE)
+async def test_native_submit_with_a_question_open_is_refused(platform: str,
+                                                             tmp_path: Path) -> None:
+    async with native_rig(platform, tmp_path) as (person, r, client):
+        qid = (await client.create({"questions": [ENV, ZONES]}))["id"]
+        await person.prompt()
+        assert await person.pick(1, "East") is None
+        assert await person.submit() == "Answer Env first."
+        assert await client.result(qid) is None
+        assert await _kept(r, qid) == {"zones": ["East"]}
+        assert person.controls(), "the prompt stays open"
+
+
+@pytest.mark.parametrize("platform", NATIVE)
+async def test_native_skip_ends_the_whole_prompt(platform: str, tmp_path: Path) -> None:
+    async with native_rig(platform, tmp_path) as (person, _r, client):
+        qid = (await client.create({"questions": [ENV, ZONES]}))["id"]
+        await person.prompt()
+        assert await person.pick(0, "Staging") is None
+        await person.skip()
+        result = await client.result(qid, wait=10)
+        assert result is not None
+        assert result.to_json() == {"status": "no_answer", "reason": "skipped"}
+        await until(lambda: not person.controls())
+        assert "Skipped" in person.text()
+
+
+@pytest.mark.parametrize("platform", NATIVE)
+async def test_native_single_keeps_numbered_text(platform: str, tmp_path: Path) -> None:
+    async with native_rig(platform, tmp_path, "single") as (person, r, client):
+        adapter = r.bridge.adapters[person.platform]
+        caps = adapter.capabilities(SurfaceId(person.surface))
+        assert not caps.native_multi and not caps.native_several
+        qid = (await client.create({"questions": [ZONES]}))["id"]
+        await person.prompt()
+        assert person.controls() == []
+        assert "1) North" in person.text() and "1,3" in person.text()
+        await person.say("1, 2")
+        result = await client.result(qid, wait=10)
+        assert result is not None and result.to_json() == answered(zones=["North", "South"])
+
+
+@pytest.mark.parametrize("platform", NATIVE)
+async def test_native_largest_prompt_fits_the_platform(platform: str, tmp_path: Path) -> None:
+    """Three multiSelect questions of four 64-character labels: within every limit the fakes
+    enforce (callback data, rows, options, ids, blocks), so the prompt is delivered natively."""
+    big = {"questions": [{
+        "id": f"q{n}_{'x' * 60}", "header": f"Header {n}", "question": f"Which ones for {n}? " * 27,
+        "multiSelect": True, "options": [{"label": f"{n}{i}" + "é" * 62, "description": "d" * 200}
+                                         for i in range(4)]} for n in range(3)]}
+    async with native_rig(platform, tmp_path) as (person, r, client):
+        qid = (await client.create(big))["id"]
+        delivered = await until(lambda: _delivered(r, qid))
+        assert delivered.state == "delivered"
+        await person.prompt()
+        assert len(person.controls()) >= 4 + 3  # options and Done/Submit, Other…, Skip
+        record = await r.bridge.store.get_question(qid)
+        assert record is not None
+        prompt = build_prompt(record, r.bridge.adapters[platform].capabilities(
+            SurfaceId(person.surface)))
+        assert prompt.native is not None
+        sent = {"telegram": lambda: person.fake.calls_of("sendMessage"),  # type: ignore[attr-defined]
+                "discord": lambda: person.fake.posts,  # type: ignore[attr-defined]
+                "slack": lambda: person.fake.called("chat.postMessage")}[platform]()  # type: ignore[attr-defined]
+        shown = json.dumps(sent, ensure_ascii=False)
+        walked = platform == "telegram"  # one question at a time: the first one shows now
+        for q in big["questions"][:1] if walked else big["questions"]:  # never clipped
+            assert q["question"].strip() in shown.replace("\\", "")
+            assert all(o["description"] in shown for o in q["options"])
+

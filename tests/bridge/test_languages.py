@@ -213,3 +213,15 @@ async def test_a_channels_locale_wins_over_the_agents(tmp_path: Path) -> None:
             assert status["text"] == "Deploy: Dijawab: Production"
             late = (await post_reply(http, "1", replyTo=prompt["questionId"])).json()
             assert late == {"accepted": False, "reply": "Pertanyaan ini sudah berakhir."}
+
+
+def test_native_controls_are_written_in_the_prompts_locale() -> None:
+    from bridge.rendering import native_controls
+
+    english = native_controls("en")
+    indonesian = native_controls("id")
+    assert (english.done, english.submit, english.back, english.next) == (
+        "Done", "Submit", "Back", "Next")
+    assert (indonesian.done, indonesian.submit, indonesian.back, indonesian.next,
+            indonesian.other, indonesian.skip) == (
+        "Selesai", "Kirim", "Kembali", "Berikutnya", "Lainnya…", "Lewati")

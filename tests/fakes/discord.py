@@ -26,6 +26,41 @@ def _user(user_id: int, name: str, bot: bool = False) -> dict[str, Any]:
             "global_name": name, "bot": bot}
 
 
+MAX_ROWS, MAX_ROW_BUTTONS, MAX_OPTIONS, MAX_CUSTOM_ID = 5, 5, 25, 100
+
+
+def components_problem(rows: Any) -> str | None:
+    """Why Discord would refuse these message components (Invalid Form Body), or None."""
+    if not isinstance(rows, list):
+        return None
+    if len(rows) > MAX_ROWS:
+        return "components: Must be 5 or fewer in length."
+    for row in rows:
+        items = row.get("components", [])
+        selects = [c for c in items if c.get("type") == 3]
+        if (selects and len(items) > 1) or len(items) > MAX_ROW_BUTTONS:
+            return "components: an action row holds one select menu or up to five buttons"
+        for item in items:
+            if len(str(item.get("custom_id", ""))) > MAX_CUSTOM_ID:
+                return "custom_id: Must be 100 or fewer in length."
+            if item.get("type") == 2 and len(str(item.get("label", ""))) > 80:
+                return "label: Must be 80 or fewer in length."
+        for select in selects:
+            options = select.get("options", [])
+            if not 1 <= len(options) <= MAX_OPTIONS:
+                return "options: Must be between 1 and 25 in length."
+            low, high = select.get("min_values", 1), select.get("max_values", 1)
+            if not 0 <= low <= high <= len(options):
+                return "max_values: Must be at most the number of options."
+    return None
+
+
+def _invalid(problem: str) -> web.Response:
+    return _json({"message": "Invalid Form Body", "code": 50035,
+                  "errors": {"components": {"_errors": [{"code": "BASE_TYPE_BAD",
+                                                         "message": problem}]}}}, 400)
+
+
 @dataclass
 class Callback:
     """What the bot answered to one interaction (`POST /interactions/{id}/{token}/callback`)."""
@@ -130,6 +165,9 @@ class FakeDiscord:
             return _json({"message": "Missing Access", "code": 50001}, 403)
         if not self._known(channel):
             return _json({"message": "Unknown Channel", "code": 10003}, 404)
+        problem = components_problem(body.get("components"))
+        if problem:
+            return _invalid(problem)
         if self.rate_limit_next > 0:
             self.rate_limit_next -= 1
             return _json({"message": "You are being rate limited.", "retry_after": 0.05,
@@ -151,6 +189,9 @@ class FakeDiscord:
         if message is None:
             return _json({"message": "Unknown Message", "code": 10008}, 404)
         body = await request.json()
+        problem = components_problem(body.get("components"))
+        if problem:
+            return _invalid(problem)
         self.edits.append((message["id"], body))
         message.update({k: body[k] for k in ("content", "components") if k in body})
         message["edited_timestamp"] = datetime.now(UTC).isoformat()

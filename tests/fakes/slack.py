@@ -33,6 +33,26 @@ def payload(name: str) -> dict[str, Any]:
     return data
 
 
+MAX_BLOCKS, MAX_CHOICES, MAX_ACTION_ID = 50, 10, 255
+
+
+def blocks_problem(blocks: Any) -> str | None:
+    """Why Slack would answer `invalid_blocks` for these blocks, or None."""
+    if not isinstance(blocks, list):
+        return None
+    if len(blocks) > MAX_BLOCKS:
+        return "invalid_blocks"
+    elements = [e for b in blocks for e in b.get("elements", []) if b.get("type") == "actions"]
+    elements += [b["accessory"] for b in blocks if isinstance(b.get("accessory"), dict)]
+    for element in elements:
+        if len(str(element.get("action_id", ""))) > MAX_ACTION_ID:
+            return "invalid_blocks"
+        if element.get("type") in ("checkboxes", "radio_buttons") and \
+                not 1 <= len(element.get("options", [])) <= MAX_CHOICES:
+            return "invalid_blocks"
+    return None
+
+
 @dataclass
 class Call:
     method: str
@@ -119,6 +139,9 @@ class FakeSlack:
         handler = _METHODS.get(method)
         if handler is None:
             return _json({"ok": False, "error": "unknown_method"})
+        problem = blocks_problem(args.get("blocks"))
+        if problem:
+            return _json({"ok": False, "error": problem})
         return _json(handler(self, args))
 
     def _auth_test(self, args: dict[str, Any]) -> dict[str, Any]:

@@ -47,6 +47,26 @@ def _decode(params: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+MAX_CALLBACK_BYTES = 64
+MAX_BUTTONS = 100
+
+
+def markup_problem(markup: Any) -> str | None:
+    """What the Bot API says about an inline keyboard that breaks its limits, or None."""
+    if not isinstance(markup, dict) or "inline_keyboard" not in markup:
+        return None
+    buttons = [b for row in markup["inline_keyboard"] for b in row]
+    if len(buttons) > MAX_BUTTONS:
+        return "Bad Request: BUTTONS_TOO_MUCH"
+    for button in buttons:
+        data = button.get("callback_data")
+        if data is not None and not 1 <= len(str(data).encode()) <= MAX_CALLBACK_BYTES:
+            return "Bad Request: BUTTON_DATA_INVALID"
+        if not str(button.get("text", "")).strip():
+            return "Bad Request: text buttons are unallowed in the inline keyboard"
+    return None
+
+
 def _error(code: int, description: str, **parameters: Any) -> web.Response:
     body: dict[str, Any] = {"ok": False, "error_code": code, "description": description}
     if parameters:
@@ -261,6 +281,9 @@ class FakeTelegram:
         return {"id": chat_id, "type": "supergroup", "title": "A group"}
 
     def _api_sendMessage(self, p: dict[str, Any]) -> web.Response:  # noqa: N802
+        problem = markup_problem(p.get("reply_markup"))
+        if problem:
+            return _error(400, problem)
         chat_id = int(p["chat_id"])
         message: dict[str, Any] = {
             "message_id": self._new_message_id(), "date": int(time.time()),
@@ -280,6 +303,9 @@ class FakeTelegram:
         return self._ok(message)
 
     def _edit(self, p: dict[str, Any], text: str | None) -> web.Response:
+        problem = markup_problem(p.get("reply_markup"))
+        if problem:
+            return _error(400, problem)
         key = (int(p["chat_id"]), int(p["message_id"]))
         message = self.messages.get(key)
         if message is None:

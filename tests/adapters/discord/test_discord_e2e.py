@@ -145,7 +145,7 @@ async def test_skip_ends_the_prompt(tmp_path: Path, fake: FakeDiscord) -> None:
 
 
 async def test_several_questions_take_a_text_reply(tmp_path: Path, fake: FakeDiscord) -> None:
-    async with running(config(tmp_path, fake), env(fake)) as r, r.client() as client:
+    async with running(config(tmp_path, fake, native="single"), env(fake)) as r, r.client() as client:
         ask = asyncio.create_task(client.ask(TWO))
         prompt = await prompt_in(fake, r)
         assert prompt["components"] == []
@@ -169,7 +169,7 @@ async def test_several_questions_take_a_text_reply(tmp_path: Path, fake: FakeDis
 
 
 async def test_text_replies_read_plain_messages(tmp_path: Path, fake: FakeDiscord) -> None:
-    cfg = config(tmp_path, fake, text_replies=True)
+    cfg = config(tmp_path, fake, text_replies=True, native="single")
     async with running(cfg, env(fake)) as r, r.client() as client:
         ask = asyncio.create_task(client.ask(TWO))
         await prompt_in(fake, r)
@@ -292,7 +292,7 @@ async def test_a_slow_answer_is_deferred_then_followed_up(
 
 async def test_a_thread_takes_replies_and_refuses_others_politely(
         tmp_path: Path, fake: FakeDiscord) -> None:
-    cfg = config(tmp_path, fake, channel=fake.thread_id)
+    cfg = config(tmp_path, fake, channel=fake.thread_id, native="single")
     async with running(cfg, env(fake)) as r, r.client() as client:
         ask = asyncio.create_task(client.ask(TWO))
         prompt = await prompt_in(fake, r, fake.thread_id)

@@ -87,7 +87,7 @@ async def test_skip_ends_the_prompt(tmp_path: Path) -> None:
 
 async def test_thread_reply_answers_a_multi_question_prompt(tmp_path: Path) -> None:
     async with fake_slack() as fake, \
-            running(slack_config(tmp_path, fake), slack_env()) as r, r.client() as client:
+            running(slack_config(tmp_path, fake, native="single"), slack_env()) as r, r.client() as client:
         ask = asyncio.create_task(client.ask(TWO))
         message = await fake.wait_posted()
         assert "blocks" not in fake.called("chat.postMessage")[0]
@@ -169,7 +169,7 @@ async def test_click_after_a_restart_still_answers(tmp_path: Path) -> None:
 async def test_a_thread_surface_gets_the_prompt_in_its_thread(tmp_path: Path) -> None:
     surface = "slack:C0123/1700000000.000100"
     async with fake_slack() as fake, running(
-            slack_config(tmp_path, fake, surfaces=(surface,)), slack_env()) as r, \
+            slack_config(tmp_path, fake, surfaces=(surface,), native="single"), slack_env()) as r, \
             r.client() as client:
         ask = asyncio.create_task(client.ask(TWO))
         message = await fake.wait_posted()

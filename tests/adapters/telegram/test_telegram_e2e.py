@@ -84,7 +84,7 @@ async def test_skip_button_ends_with_no_answer(tg: Tg, fake: FakeTelegram) -> No
 
 async def test_several_questions_answered_with_numbered_lines(tg: Tg, fake: FakeTelegram) -> None:
     request = {"questions": [deploy()["questions"][0], CONFIRM]}
-    async with running(tg.config(DM["id"]), tg.env) as r, r.client() as client:
+    async with running(tg.config(DM["id"], native="single"), tg.env) as r, r.client() as client:
         ask = asyncio.create_task(client.ask(request))
         prompt = await fake.sent(DM["id"])
         assert "reply_markup" not in prompt
@@ -106,7 +106,7 @@ async def test_several_questions_answered_with_numbered_lines(tg: Tg, fake: Fake
 
 
 async def test_multiselect_reply_to_the_prompt(tg: Tg, fake: FakeTelegram) -> None:
-    async with running(tg.config(DM["id"]), tg.env) as r, r.client() as client:
+    async with running(tg.config(DM["id"], native="single"), tg.env) as r, r.client() as client:
         ask = asyncio.create_task(client.ask({"questions": [CHECKS]}))
         prompt = await fake.sent(DM["id"])
         assert "reply_markup" not in prompt

@@ -8,7 +8,7 @@ import pytest
 from structlog.testing import capture_logs
 
 from adapters.telegram import create
-from adapters.telegram.adapter import SECRET_HEADER, WEBHOOK_PATH
+from adapters.telegram.webhook import SECRET_HEADER, WEBHOOK_PATH
 from bridge import AdapterContext, ConfigError, DeliveryError
 from tests.adapters.telegram.conftest import Tg
 from tests.adapters.telegram.flows import DM, OWNER, answered, delivered, deploy, edited, keyboard

@@ -1,0 +1,33 @@
+"""What went wrong with Discord, in sentences that say what to do next."""
+
+from __future__ import annotations
+
+import discord
+
+from adapters.discord.config import DiscordConfig
+from bridge import ConfigError, DeliveryError, SurfaceId, surface_target
+
+
+def channel_id(surface: SurfaceId) -> int:
+    target = surface_target(surface)
+    if not target.isdigit():
+        raise DeliveryError(f"{surface} is not a Discord channel; use discord:<channel id> "
+                            "(Developer Mode → right-click the channel → Copy Channel ID)")
+    return int(target)
+
+
+def bad_token(config: DiscordConfig) -> str:
+    return (f"Discord refused the bot token in ${config.token_env}; copy a fresh one from the "
+            "Developer Portal (your application → Bot → Reset Token) and export it.")
+
+
+def start_problem(exc: BaseException | None, config: DiscordConfig) -> Exception:
+    if isinstance(exc, discord.LoginFailure):
+        return ConfigError(bad_token(config))
+    if isinstance(exc, discord.PrivilegedIntentsRequired):
+        return ConfigError(
+            "[discord] text_replies = true needs the Message Content intent: enable it in the "
+            "Developer Portal (your application → Bot → Privileged Gateway Intents), or set "
+            "text_replies = false.")
+    return ConfigError(f"The Discord connection ended while starting ({type(exc).__name__}); "
+                       "check [discord] api_base and gateway_url.")

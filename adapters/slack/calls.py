@@ -1,0 +1,47 @@
+"""Slack Web API plumbing: retry policy, quiet library loggers, and errors named without secrets."""
+
+from __future__ import annotations
+
+import logging
+
+import aiohttp
+from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
+from slack_sdk.errors import SlackApiError, SlackClientError
+from slack_sdk.http_retry.async_handler import AsyncRetryHandler
+from slack_sdk.http_retry.builtin_async_handlers import (
+    AsyncConnectionErrorRetryHandler,
+    AsyncRateLimitErrorRetryHandler,
+    AsyncServerErrorRetryHandler,
+)
+from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryIntervalCalculator
+
+_CLIENT_WINS = warning_client_prioritized_and_token_skipped()
+NETWORK = (SlackClientError, aiohttp.ClientError, TimeoutError, OSError)
+"""What a Web API call raises when Slack refused it or could not be reached."""
+
+
+def retry_handlers(retries: int) -> list[AsyncRetryHandler]:
+    backoff = BackoffRetryIntervalCalculator(backoff_factor=0.5)
+    return [
+        AsyncRateLimitErrorRetryHandler(max_retry_count=retries),
+        AsyncServerErrorRetryHandler(max_retry_count=retries, interval_calculator=backoff),
+        AsyncConnectionErrorRetryHandler(max_retry_count=retries, interval_calculator=backoff),
+    ]
+
+
+def library_logger(name: str) -> logging.Logger:
+    """slack_sdk/bolt log request bodies and tokens' headers at DEBUG: never below INFO here."""
+    logger = logging.getLogger(name)
+    logger.setLevel(max(logger.getEffectiveLevel(), logging.INFO))
+    return logger
+
+
+def not_client_wins(record: logging.LogRecord) -> bool:
+    """Bolt's "As you gave `client` as well…" line: expected here (we pass our own client)."""
+    return record.getMessage() != _CLIENT_WINS
+
+
+def api_error(exc: Exception) -> str:
+    if isinstance(exc, SlackApiError):
+        return str(exc.response.get("error") or f"HTTP {exc.response.status_code}")
+    return type(exc).__name__

@@ -1,0 +1,121 @@
+"""Slack native prompts in: selections, Submit and the own-words modal, as core events."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import structlog
+from pydantic import ValidationError
+
+from adapters.slack import native
+from adapters.slack.calls import NETWORK, api_error
+from adapters.slack.inbound import BlockActions, may_answer
+from adapters.slack.render import split_target, surface_for
+from bridge import (
+    AnswerSubmitted,
+    ButtonPressed,
+    InboundReply,
+    SelectionChanged,
+    SubmitPressed,
+    UserRef,
+    tr,
+)
+
+if TYPE_CHECKING:
+    from adapters.slack.adapter import SlackAdapter
+
+log = structlog.get_logger("askbridge.slack").bind(platform="slack")
+
+
+class NativeTaps:
+    """block_actions on native elements (already acknowledged) and the own-words modal."""
+
+    def __init__(self, adapter: SlackAdapter) -> None:
+        self.adapter = adapter
+
+    async def on_action(self, body: dict[str, Any]) -> bool:
+        """Handle a native action; False when the body holds none (a one-question button)."""
+        actions = body.get("actions")
+        parsed = [p for a in actions if (p := native.parse_action(a))] \
+            if isinstance(actions, list) else []
+        if not parsed:
+            return False
+        action, sink = parsed[0], self.adapter.sink
+        try:
+            payload = BlockActions.model_validate(body)
+        except ValidationError:
+            return True
+        if payload.channel is None or sink is None:
+            return True
+        channel, user = payload.channel.id, payload.user.id
+        thread = payload.message.thread_ts if payload.message else None
+        ts = payload.message.ts if payload.message else None
+        surface, who = surface_for(channel, thread), UserRef(user)
+        authorized = may_answer(user, channel, self.adapter.config.answerers)
+        if action.kind == "select":
+            reply = await sink.selection_changed(SelectionChanged(
+                surface, who, action.question_id, action.step, action.options, authorized))
+        elif action.kind == "done":
+            reply = await sink.submit_pressed(SubmitPressed(surface, who, action.question_id,
+                                                            authorized))
+        else:
+            reply = await sink.button_pressed(ButtonPressed(surface, who, action.question_id,
+                                                            "other", authorized))
+            if reply.accepted:
+                await self._open(action.question_id, surface, ts, payload.trigger_id, user)
+                return True
+        log.info("slack_native_action", question_id=action.question_id, kind=action.kind,
+                 authorized=authorized, accepted=reply.accepted)
+        await self._after(reply, channel, ts, user, thread)
+        return True
+
+    async def _after(self, reply: InboundReply, channel: str, ts: str | None, user: str,
+                     thread: str | None) -> None:
+        """Show the selections back in the message, or tell the person why not."""
+        prompt = reply.prompt  # also after a refusal: the boxes go back to what is stored
+        if reply.text and not reply.accepted:
+            await self.adapter.tell(channel, user, reply.text, thread)
+        if prompt is not None and prompt.native is not None and ts:
+            await self.adapter.update(channel, ts, native.message(prompt))
+
+    async def _open(self, question_id: Any, surface: Any, ts: str | None,
+                    trigger_id: str | None, user: str) -> None:
+        """The own-words modal; without a usable trigger, ask for a thread reply instead."""
+        sink = self.adapter.sink
+        prompt = await sink.prompt_for(question_id) if sink else None
+        if prompt is None:
+            return
+        if trigger_id:
+            view = native.own_words_modal(prompt, surface, ts)
+            try:
+                await self.adapter.client.views_open(trigger_id=trigger_id, view=view)
+                return
+            except NETWORK as exc:  # an expired trigger: thread replies still work
+                log.info("slack_modal_unavailable", error=api_error(exc))
+        channel, thread = split_target(surface)
+        await self.adapter.tell(channel, user, tr(
+            prompt.locale, "Reply in this message's thread with your own answer."),
+            thread or ts)
+
+    async def on_own_words(self, body: dict[str, Any]) -> None:
+        """The own-words modal: kept per question; the prompt ends once all are answered."""
+        parsed = native.own_words(body)
+        sink = self.adapter.sink
+        if parsed is None or sink is None:
+            return
+        question_id, surface, ts, user, texts = parsed
+        prompt = await sink.prompt_for(question_id)
+        channel, thread = split_target(surface)
+        if prompt is None:
+            ended = tr("en", "This question has already ended.")
+            await self.adapter.tell(channel, user, ended, thread)
+            return
+        answers = {prompt.questions[n].id: [t] for n, t in texts.items()
+                   if n < len(prompt.questions)}
+        reply = await sink.answers_submitted(AnswerSubmitted(
+            surface, UserRef(user), question_id, answers,
+            authorized=may_answer(user, channel, self.adapter.config.answerers), partial=True))
+        log.info("slack_own_words", question_id=question_id, accepted=reply.accepted)
+        await self._after(reply, channel, ts, user, thread)
+        if reply.accepted and reply.text and not reply.ended:  # "Kept. Now answer …"
+            await self.adapter.tell(channel, user, reply.text, thread)

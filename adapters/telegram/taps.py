@@ -1,0 +1,178 @@
+"""Telegram callback queries: one-tap answers, native toggles and the walk, and `Other…` asks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import structlog
+from telegram import CallbackQuery, ForceReply, Update
+from telegram.error import BadRequest
+from telegram.ext import ContextTypes
+
+from adapters.telegram import inbound, native, render
+from bridge import (
+    AnswerSubmitted,
+    ButtonPressed,
+    InboundReply,
+    InboundSink,
+    Prompt,
+    QuestionId,
+    SelectionChanged,
+    SubmitPressed,
+    UserRef,
+    tr,
+)
+
+if TYPE_CHECKING:
+    from adapters.telegram.adapter import TelegramAdapter
+
+log = structlog.get_logger("askbridge.telegram")
+Key = tuple[int | str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class OwnWords:
+    """A force-reply ask for one question of a native prompt, and the prompt to refresh."""
+
+    question_id: QuestionId
+    key: str
+    """The question's id within the prompt."""
+    prompt: Key
+    step: int
+
+
+class Taps:
+    """Turns presses on our inline keyboards into core events and edits keyboards in place."""
+
+    def __init__(self, adapter: TelegramAdapter) -> None:
+        self.adapter = adapter
+        self.own_words: dict[Key, OwnWords] = {}
+        """Our force-reply asks (chat, message id) for one question of a native prompt."""
+
+    def forget(self, question_id: QuestionId) -> None:
+        self.own_words = {k: v for k, v in self.own_words.items() if v.question_id != question_id}
+
+    async def on_tap(self, update: Update, _: ContextTypes.DEFAULT_TYPE) -> None:
+        query = update.callback_query
+        tap = inbound.tap_from(update)
+        sink = self.adapter.sink
+        if query is None or tap is None or sink is None:
+            return
+        pressed = native.parse(tap.data)
+        if pressed is not None and tap.where is not None:
+            await self._native(sink, update, query, tap, pressed)
+            return
+        event = inbound.button_event(tap, self.adapter.config.answerers)
+        if event is None:
+            await query.answer(tr(self.adapter.locale, "This button is no longer valid."),
+                               show_alert=True)
+            return
+        reply = await sink.button_pressed(event)
+        log.info("telegram_tap", question_id=event.question_id, surface=event.surface,
+                 authorized=event.authorized, accepted=reply.accepted)
+        await _answer(query, reply)
+        if event.action == "other" and reply.accepted and tap.where is not None:
+            await self.ask_free_text(update, tap.where, event.question_id)
+
+    async def _native(self, sink: InboundSink, update: Update, query: CallbackQuery,
+                      tap: inbound.Tap, pressed: native.NativeTap) -> None:
+        assert tap.where is not None
+        surface, user = tap.where.surface, UserRef(str(tap.user_id))
+        qid = pressed.question_id
+        authorized = inbound.may_answer(tap.where, tap.user_id, self.adapter.config.answerers)
+        if pressed.kind == "other":
+            reply = await sink.button_pressed(ButtonPressed(surface, user, qid, "other",
+                                                            authorized))
+            await _answer(query, reply)
+            if reply.accepted:
+                await self.ask_free_text(update, tap.where, qid, (tap.message_id, pressed.step))
+            return
+        if pressed.kind == "go":
+            reply = await self._go(sink, authorized, qid, surface)
+        elif pressed.kind == "toggle":
+            reply = await sink.selection_changed(SelectionChanged(
+                surface, user, qid, pressed.step, (pressed.option,), authorized, toggle=True))
+        else:
+            reply = await sink.submit_pressed(SubmitPressed(surface, user, qid, authorized))
+        log.info("telegram_native_tap", question_id=qid, surface=surface, kind=pressed.kind,
+                 authorized=authorized, accepted=reply.accepted)
+        await _answer(query, reply)
+        if reply.accepted and reply.prompt is not None and reply.prompt.native is not None:
+            await self.show(reply.prompt, tap, native.after_tap(reply.prompt, pressed))
+
+    async def _go(self, sink: InboundSink, authorized: bool, qid: QuestionId,
+                  surface: Any) -> InboundReply:
+        """Back/Next: only answerers move the shared view; nothing is stored."""
+        prompt = await sink.prompt_for(qid, surface)
+        if prompt is None:
+            return InboundReply(handled=True, text=tr(self.adapter.locale,
+                                                      "This question has already ended."))
+        if not authorized:
+            return InboundReply(handled=True, text=tr(
+                prompt.locale, "Sorry, only the person this question is for can answer it."))
+        return InboundReply(handled=True, accepted=True, prompt=prompt)
+
+    async def show(self, prompt: Prompt, tap: inbound.Tap, step: int) -> None:
+        if tap.where is not None and tap.message_id is not None:
+            await self._edit(prompt, (tap.where.chat_id, tap.message_id), step)
+
+    async def _edit(self, prompt: Prompt, message: Key, step: int) -> None:
+        """Edit the prompt's text and keyboard in place to `step` with the current selections."""
+        bot, (chat, message_id) = self.adapter.bot(), message
+        try:
+            await self.adapter.call("editMessageText", lambda: bot.edit_message_text(
+                native.text(prompt, step), chat_id=chat, message_id=message_id,
+                reply_markup=native.keyboard(prompt, step)))
+        except BadRequest as exc:
+            if "not modified" not in exc.message.lower():
+                log.warning("telegram_edit_refused", question_id=prompt.question_id,
+                            error=exc.message)
+
+    async def ask_free_text(self, update: Update, where: inbound.Where,
+                            question_id: QuestionId,
+                            native_step: tuple[int | None, int] | None = None) -> None:
+        """`Other…`: a force-reply; for one question of a native prompt, bound to that question."""
+        sink = self.adapter.sink
+        assert sink is not None
+        prompt = await sink.prompt_for(question_id, where.surface)
+        person = update.effective_user if where.chat_type != inbound.PRIVATE else None
+        step = native_step[1] if native_step else 0
+        text, entities = render.free_text_request(prompt, person, step)
+        message = await self.adapter.send(
+            self.adapter.bot(), where.chat_id, where.thread_id, text,
+            ForceReply(selective=True, input_field_placeholder=tr(
+                prompt.locale if prompt else self.adapter.locale, "Your answer")),
+            entities=entities)
+        key = (where.chat_id, message.message_id)
+        if native_step and native_step[0] and prompt and step < len(prompt.questions):
+            self.own_words[key] = OwnWords(question_id, prompt.questions[step].id,
+                                           (where.chat_id, native_step[0]), step)
+        else:
+            self.adapter.bind(key, question_id)
+
+    def own_words_event(self, said: inbound.Said) -> tuple[AnswerSubmitted, OwnWords] | None:
+        """A reply to a per-question force-reply: that question's own words, kept as partial."""
+        if said.reply_to_message_id is None:
+            return None
+        bound = self.own_words.get((said.where.chat_id, said.reply_to_message_id))
+        if bound is None:
+            return None
+        return AnswerSubmitted(
+            surface=said.where.surface, user=UserRef(str(said.user_id)),
+            question_id=bound.question_id, answers={bound.key: [said.text.strip()]},
+            partial=True, authorized=inbound.may_answer(said.where, said.user_id,
+                                                        self.adapter.config.answerers)), bound
+
+    async def refresh(self, bound: OwnWords, reply: InboundReply) -> None:
+        """Own words kept for one question: the prompt shows that question as answered."""
+        prompt = reply.prompt
+        if not reply.accepted or reply.ended or prompt is None or prompt.native is None:
+            return
+        await self._edit(prompt, bound.prompt, bound.step)
+
+
+async def _answer(query: CallbackQuery, reply: InboundReply) -> None:
+    """Every callback query is answered: a toast when accepted, an alert when refused."""
+    await query.answer(render.clip(reply.text or "", 200) or None,
+                       show_alert=not reply.accepted and bool(reply.text))
