@@ -1,0 +1,42 @@
+"""Matrix surfaces and message references: `matrix:<room_id>`, `<room>|<text event>|<poll,…>`."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from bridge import MessageRef, SurfaceId, surface_target
+
+ROOM_ID = re.compile(r"^![^\s|,]+$")
+"""`!opaque:server`, or `!hash` alone since room version 12."""
+
+
+def surface_for(room_id: str) -> SurfaceId:
+    return SurfaceId(f"matrix:{room_id}")
+
+
+def room_of(surface: SurfaceId | str) -> str:
+    """The room id of `matrix:!abc:example`; ValueError when it is not a room id."""
+    room = surface_target(surface)
+    if not ROOM_ID.match(room):
+        raise ValueError(room)
+    return room
+
+
+@dataclass(frozen=True, slots=True)
+class Sent:
+    """Where a delivered prompt lives: its room, its text message and its polls (one per question)."""
+
+    room_id: str
+    text_id: str
+    poll_ids: tuple[str, ...] = ()
+
+
+def message_ref(sent: Sent) -> MessageRef:
+    # `|` and `,` appear in neither room ids (checked above) nor event ids (base64url or legacy ids)
+    return MessageRef(f"{sent.room_id}|{sent.text_id}|{','.join(sent.poll_ids)}")
+
+
+def parse_ref(ref: str) -> Sent:
+    room, text, polls = ref.split("|", 2)
+    return Sent(room, text, tuple(p for p in polls.split(",") if p))
