@@ -85,7 +85,7 @@ class Syncer:
 
     async def handle(self, resp: Any) -> None:
         for room_id, invite in resp.rooms.invite.items():
-            await self._invited(room_id, [getattr(e, "source", {}) for e in invite.invite_state])
+            await self._invited(room_id, [_stripped(e) for e in invite.invite_state])
         for room_id, info in resp.rooms.join.items():
             for event in info.timeline.events:
                 raw = getattr(event, "source", None)
@@ -174,6 +174,15 @@ class Syncer:
         event_id = await self.client.send(room_id, "m.room.message", content)
         if question_id:
             remember(self.marks, event_id, Mark(question_id=question_id))
+
+
+def _stripped(event: Any) -> dict[str, Any]:
+    """An invite's state event as raw JSON; nio moves `content` out of these events' source."""
+    raw = dict(getattr(event, "source", None) or {})
+    content = getattr(event, "content", None)
+    if "content" not in raw and isinstance(content, dict):
+        raw["content"] = content
+    return raw
 
 
 def remember(marks: dict[str, Mark], event_id: str, mark: Mark) -> None:
