@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import tomllib
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -107,3 +109,16 @@ def test_only_our_marked_events_bind_replies() -> None:
     assert inbound.mark_of(ours, ME) == inbound.Mark(question_id=QuestionId("q_abc"), index=1)
     assert inbound.mark_of({**ours, "sender": PERSON}, ME) is None, "a forged mark is ignored"
     assert inbound.mark_of({"sender": ME, "content": {"body": "hi"}}, ME) is None
+
+
+def test_the_example_configs_matrix_block_builds(tmp_path: Path) -> None:
+    example = Path(__file__).resolve().parents[3] / "config" / "askbridge.example.toml"
+    lines, inside = [], False
+    for line in example.read_text().splitlines():
+        inside = (inside or line == "# [matrix]") and bool(line.strip())
+        lines.append(line[2:] if inside and re.match(r"^# (\[|[a-z_]+ = )", line) else line)
+    raw = tomllib.loads("\n".join(lines))
+    assert raw["matrix"]["native"] == "all"
+    config = make_config(tmp_path, surfaces=["matrix:!room:example.org"], matrix=raw["matrix"])
+    adapter = create(AdapterContext(config, {"MATRIX_ACCESS_TOKEN": "syt_x"}, "http://x"))
+    assert adapter is not None and adapter.config.answerers == ["@me:example.org"]
