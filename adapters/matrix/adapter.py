@@ -82,12 +82,17 @@ class MatrixAdapter:
         remember(self._marks, text_id, Mark(question_id=prompt.question_id))
         polls: list[str] = []
         if render.wants_polls(prompt, self.config.native):
-            for index in range(len(prompt.questions)):
-                poll_id = await client.send(room, render.POLL_START,
-                                            render.poll_content(prompt, index),
-                                            f"{base}.poll{index}")
-                remember(self._marks, poll_id, Mark(question_id=prompt.question_id, index=index))
-                polls.append(poll_id)
+            try:
+                for index in range(len(prompt.questions)):
+                    poll_id = await client.send(room, render.POLL_START,
+                                                render.poll_content(prompt, index),
+                                                f"{base}.poll{index}")
+                    remember(self._marks, poll_id, Mark(question_id=prompt.question_id,
+                                                        index=index))
+                    polls.append(poll_id)
+            except DeliveryError as exc:  # the text is out and answerable: keep it
+                log.warning("matrix_poll_refused", question_id=prompt.question_id,
+                            surface=surface, error=str(exc))
         log.info("matrix_sent", question_id=prompt.question_id, surface=surface, polls=len(polls))
         return message_ref(Sent(room, text_id, tuple(polls)))
 
@@ -98,11 +103,17 @@ class MatrixAdapter:
         client = self._running()
         sent = parse_ref(delivery.message_ref)
         base = f"askbridge.{delivery.question_id}"
-        for n, poll_id in enumerate(sent.poll_ids):
-            await client.send(sent.room_id, render.POLL_END, render.end_content(poll_id, final),
-                              f"{base}.end{n}")
-        await client.send(sent.room_id, MESSAGE, render.edit_content(sent.text_id, final),
-                          f"{base}.edit")
+        steps = [(render.POLL_END, render.end_content(poll_id, final), f"{base}.end{n}")
+                 for n, poll_id in enumerate(sent.poll_ids)]
+        steps.append((MESSAGE, render.edit_content(sent.text_id, final), f"{base}.edit"))
+        problems: list[str] = []
+        for event_type, content, txn in steps:  # each step on its own: one refusal skips none
+            try:
+                await client.send(sent.room_id, event_type, content, txn)
+            except DeliveryError as exc:
+                problems.append(str(exc))
+        if problems:
+            raise DeliveryError(problems[0])
         log.info("matrix_finalized", question_id=delivery.question_id, surface=delivery.surface,
                  kind=final.kind)
 

@@ -93,10 +93,6 @@ def notice_content(text: str, reply_to: str | None, question_id: str | None) -> 
     return content
 
 
-def refusal(locale: str) -> str:
-    return tr(locale, "Sorry, only the person this question is for can answer it.")
-
-
 def ended(locale: str) -> str:
     return tr(locale, "This question has already ended.")
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.adapters.matrix.people import Mx, Person, make_room
+from tests.adapters.matrix.people import Mx, Person, open_room
 from tests.adapters.matrix.synapse import Synapse, homeserver, matrix_off
 
 
@@ -15,11 +15,18 @@ def synapse() -> Synapse:
     return homeserver()
 
 
+@pytest.fixture(scope="session")
+def room(synapse: Synapse) -> str:
+    """One room for the session's tests (making a room costs Synapse about a second): each test
+    runs its own bridge and store, and looks only at its own question's events."""
+    users = synapse.users
+    return open_room(synapse, users["person"], users["askbot"], users["stranger"])
+
+
 @pytest.fixture
-async def mx(synapse: Synapse, tmp_path: Path) -> Mx:
+def mx(synapse: Synapse, room: str, tmp_path: Path) -> Mx:
     bot, person, stranger = (Person(synapse, synapse.users[n])
                              for n in ("askbot", "person", "stranger"))
-    room = await make_room(person, bot, stranger)
     return Mx(synapse, tmp_path, bot, person, stranger, room, synapse.login("askbot"))
 
 

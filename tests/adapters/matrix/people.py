@@ -12,11 +12,12 @@ import httpx
 
 from bridge import BridgeConfig
 from tests.adapters.matrix.synapse import Synapse, User
-from tests.harness import base_env, make_config
+from tests.harness import base_env, make_config, until
 
 POLL_START = "org.matrix.msc3381.poll.start"
 POLL_RESPONSE = "org.matrix.msc3381.poll.response"
 POLL_END = "org.matrix.msc3381.poll.end"
+MARK = "net.askbridge.question"
 
 
 @dataclass
@@ -62,13 +63,16 @@ class Person:
         await self.call("POST", f"/join/{quote(room)}", {})
 
     async def events(self, room: str) -> list[dict[str, Any]]:
-        """The room's timeline as this user sees it, oldest first."""
-        got = await self.call("GET", f"/rooms/{quote(room)}/messages?dir=b&limit=500")
+        """The room's latest events as this user sees them, oldest first (rooms are shared by
+        the tests of a session; one test's events are always among the latest 200)."""
+        got = await self.call("GET", f"/rooms/{quote(room)}/messages?dir=b&limit=200")
         return list(reversed(got["chunk"]))
 
-    async def from_bot(self, room: str, event_type: str, bot: str) -> list[dict[str, Any]]:
+    async def from_bot(self, room: str, event_type: str, bot: str,
+                       question_id: str) -> list[dict[str, Any]]:
         return [e for e in await self.events(room)
-                if e["type"] == event_type and e["sender"] == bot]
+                if e["type"] == event_type and e["sender"] == bot
+                and e["content"].get(MARK) == question_id]
 
 
 async def make_room(owner: Person, *members: Person) -> str:
@@ -79,6 +83,24 @@ async def make_room(owner: Person, *members: Person) -> str:
     for member in members:
         await member.join(room)
     return room
+
+
+def open_room(hs: Synapse, owner: User, *members: User) -> str:
+    """`make_room` outside an event loop (for session fixtures)."""
+    with hs.http(owner.token) as http:
+        made = http.post("/_matrix/client/v3/createRoom", json={
+            "preset": "private_chat", "invite": [m.user_id for m in members]})
+        made.raise_for_status()
+    room = str(made.json()["room_id"])
+    for member in members:
+        with hs.http(member.token) as http:
+            http.post(f"/_matrix/client/v3/join/{quote(room)}", json={}).raise_for_status()
+    return room
+
+
+async def seen(predicate: Any, timeout: float = 20.0) -> Any:
+    """`until` for conditions read from the homeserver: polled gently, patient under load."""
+    return await until(predicate, timeout=timeout, interval=0.1)
 
 
 @dataclass
@@ -113,7 +135,7 @@ class Mx:
     async def prompt_events(self, question_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """The prompt text and its polls, as the person sees them."""
         events = [e for e in await self.person.events(self.room) if e["sender"] == self.bot.id
-                  and e["content"].get("net.askbridge.question") == question_id]
+                  and e["content"].get(MARK) == question_id]
         texts = [e for e in events if e["type"] == "m.room.message"
                  and "m.relates_to" not in e["content"]]
         polls = [e for e in events if e["type"] == POLL_START]
@@ -126,3 +148,11 @@ class Mx:
                 if e["sender"] == self.bot.id and e["content"].get("msgtype") == "m.notice"
                 and e["content"].get("m.relates_to", {}).get("m.in_reply_to", {})
                 .get("event_id") == reply_to]
+
+
+async def delivered(r: Any, question_id: str) -> Any:
+    """Wait until the bridge `r` has the prompt delivered (the store row, with its reference)."""
+    async def row() -> Any:
+        rows = await r.bridge.store.deliveries(question_id)
+        return rows[0] if rows and rows[0].state == "delivered" else None
+    return await until(row, timeout=20)

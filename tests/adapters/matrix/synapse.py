@@ -54,6 +54,7 @@ def _config(folder: Path, port: int, secret: str) -> dict[str, Any]:
         "macaroon_secret_key": secrets.token_hex(16),
         "form_secret": secrets.token_hex(16),
         "report_stats": False,
+        "bcrypt_rounds": 4,  # logins in milliseconds: every test logs the bot in afresh
         "enable_registration": False,
         "trusted_key_servers": [],
         "suppress_key_server_warning": True,
@@ -67,6 +68,10 @@ def _config(folder: Path, port: int, secret: str) -> dict[str, Any]:
         "rc_invites": {"per_room": _GENEROUS, "per_user": _GENEROUS, "per_issuer": _GENEROUS},
         "rc_admin_redaction": _GENEROUS,
         "rc_3pid_validation": _GENEROUS,
+        "rc_room_creation": _GENEROUS,
+        "rc_joins_per_room": _GENEROUS,
+        "rc_third_party_invite": _GENEROUS,
+        "rc_profile": _GENEROUS,
     }
 
 

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
-from tests.adapters.matrix.people import POLL_END, POLL_START, Mx
+from tests.adapters.matrix.people import POLL_END, POLL_START, Mx, delivered, seen
 from tests.adapters.webhook.test_webhook_e2e import CHECKS, DEPLOY
 from tests.harness import running, until
 
@@ -17,15 +16,11 @@ def _poll(event: dict[str, Any]) -> dict[str, Any]:
     return block
 
 
-async def _delivered(r: Any, qid: str) -> Any:
-    rows = await r.bridge.store.deliveries(qid)
-    return rows[0] if rows and rows[0].state == "delivered" else None
-
 
 async def test_a_poll_answered_by_the_person_is_the_answer(mx: Mx) -> None:
     async with running(mx.config(), mx.env) as r, r.client() as client:
         qid = (await client.create(DEPLOY))["id"]
-        await until(lambda: _delivered(r, qid))
+        await delivered(r, qid)
         text, polls = await mx.prompt_events(qid)
         assert "1) Staging (Recommended)" in text["content"]["body"]
         assert len(polls) == 1
@@ -45,10 +40,10 @@ async def test_a_poll_answered_by_the_person_is_the_answer(mx: Mx) -> None:
         assert record["answeredBy"] == {"surface": mx.surface, "user": mx.person.id}
 
         # finalization, as the person sees it: the poll ended, the prompt edited
-        ends = await until(lambda: mx.person.from_bot(mx.room, POLL_END, mx.bot.id))
+        ends = await seen(lambda: mx.person.from_bot(mx.room, POLL_END, mx.bot.id, qid))
         assert ends[0]["content"]["m.relates_to"] == {"rel_type": "m.reference",
                                                       "event_id": polls[0]["event_id"]}
-        edits = await until(lambda: _edits_of(mx, text["event_id"]))
+        edits = await seen(lambda: _edits_of(mx, text["event_id"]))
         new = edits[0]["content"]["m.new_content"]["body"]
         assert new.endswith("\n\nAnswered: Production")
         assert new.startswith(text["content"]["body"])
@@ -64,7 +59,7 @@ async def test_a_multi_select_poll_allows_every_option(mx: Mx) -> None:
     checks = {"questions": [{**CHECKS, "options": [*CHECKS["options"], {"label": "Deploy"}]}]}
     async with running(mx.config(), mx.env) as r, r.client() as client:
         qid = (await client.create(checks))["id"]
-        await until(lambda: _delivered(r, qid))
+        await delivered(r, qid)
         _, polls = await mx.prompt_events(qid)
         assert _poll(polls[0])["max_selections"] == 4
         await mx.person.vote(mx.room, polls[0]["event_id"], "3", "1")
@@ -76,7 +71,7 @@ async def test_several_questions_one_poll_each_answered_with_a_text_for_the_rest
     both = {"questions": [DEPLOY["questions"][0], CHECKS]}
     async with running(mx.config(), mx.env) as r, r.client() as client:
         qid = (await client.create(both))["id"]
-        await until(lambda: _delivered(r, qid))
+        await delivered(r, qid)
         _, polls = await mx.prompt_events(qid)
         assert [_poll(p)["max_selections"] for p in polls] == [1, 3]
         await mx.person.vote(mx.room, polls[1]["event_id"], "1", "2")
@@ -86,7 +81,7 @@ async def test_several_questions_one_poll_each_answered_with_a_text_for_the_rest
         result = await client.result(qid, wait=15)
         assert result is not None and result.answer_map() == {
             "deploy_target": ["Canary"], "checks": ["Lint", "Test"]}
-        ends = await until(lambda: _two(mx.person.from_bot(mx.room, POLL_END, mx.bot.id)))
+        ends = await seen(lambda: _two(mx.person.from_bot(mx.room, POLL_END, mx.bot.id, qid)))
         assert {e["content"]["m.relates_to"]["event_id"] for e in ends} == {
             p["event_id"] for p in polls}
 
@@ -99,10 +94,10 @@ async def _two(found: Any) -> Any:
 async def test_a_strangers_vote_is_refused_politely_and_changes_nothing(mx: Mx) -> None:
     async with running(mx.config(), mx.env) as r, r.client() as client:
         qid = (await client.create(DEPLOY))["id"]
-        await until(lambda: _delivered(r, qid))
+        await delivered(r, qid)
         _, polls = await mx.prompt_events(qid)
         vote = await mx.stranger.vote(mx.room, polls[0]["event_id"], "2")
-        said = await until(lambda: mx.notices(vote))
+        said = await seen(lambda: mx.notices(vote))
         assert "only the person this question is for" in said[0]
         assert (await client.result(qid)) is None
         await mx.person.vote(mx.room, polls[0]["event_id"], "3")
@@ -114,16 +109,15 @@ async def test_a_strangers_vote_is_refused_politely_and_changes_nothing(mx: Mx) 
 async def test_native_single_keeps_polls_for_one_choice_only(mx: Mx) -> None:
     async with running(mx.config(native="single"), mx.env) as r, r.client() as client:
         multi = (await client.create({"questions": [CHECKS]}))["id"]
-        await until(lambda: _delivered(r, multi))
+        await delivered(r, multi)
         _, polls = await mx.prompt_events(multi)
         assert polls == []
         await mx.person.say(mx.room, "1,3")
         result = await client.result(multi, wait=15)
         assert result is not None and result.answer_map() == {"checks": ["Lint", "Build"]}
         single = (await client.create(DEPLOY))["id"]
-        await until(lambda: _delivered(r, single))
+        await delivered(r, single)
         _, polls = await mx.prompt_events(single)
         assert len(polls) == 1
         await client.cancel(single)
-        await asyncio.wait_for(until(lambda: mx.person.from_bot(mx.room, POLL_END, mx.bot.id)),
-                               15)
+        await seen(lambda: mx.person.from_bot(mx.room, POLL_END, mx.bot.id, single))

@@ -2,31 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from tests.adapters.matrix.people import Mx
+from tests.adapters.matrix.people import Mx, delivered, seen
 from tests.adapters.webhook.test_webhook_e2e import CHECKS, DEPLOY
-from tests.harness import running, until
-
-
-async def _delivered(r: Any, qid: str) -> Any:
-    rows = await r.bridge.store.deliveries(qid)
-    return rows[0] if rows and rows[0].state == "delivered" else None
+from tests.harness import running
 
 
 async def test_text_replies_answer_by_number_label_and_keyed_lines(mx: Mx) -> None:
     async with running(mx.config(), mx.env) as r, r.client() as client:
         qid = (await client.create(DEPLOY))["id"]
-        await until(lambda: _delivered(r, qid))
+        await delivered(r, qid)
         wrong = await mx.person.say(mx.room, "7")
-        told = await until(lambda: mx.notices(wrong))
+        told = await seen(lambda: mx.notices(wrong))
         assert "1" in told[0] and "3" in told[0], "the person is told the valid range"
         await mx.person.say(mx.room, " production ")
         result = await client.result(qid, wait=15)
         assert result is not None and result.answer_map() == {"deploy_target": ["Production"]}
 
         both = (await client.create({"questions": [DEPLOY["questions"][0], CHECKS]}))["id"]
-        await until(lambda: _delivered(r, both))
+        await delivered(r, both)
         await mx.person.say(mx.room, "1: 2\nchecks: lint, build")
         result = await client.result(both, wait=15)
         assert result is not None and result.answer_map() == {
@@ -36,17 +29,17 @@ async def test_text_replies_answer_by_number_label_and_keyed_lines(mx: Mx) -> No
 async def test_own_words_and_skip(mx: Mx) -> None:
     async with running(mx.config(), mx.env) as r, r.client() as client:
         qid = (await client.create(DEPLOY))["id"]
-        await until(lambda: _delivered(r, qid))
+        await delivered(r, qid)
         await mx.person.say(mx.room, "deploy to the moon")
         result = await client.result(qid, wait=15)
         assert result is not None and result.answer_map() == {
             "deploy_target": ["deploy to the moon"]}
         text, _ = await mx.prompt_events(qid)
-        edits = await until(lambda: _edit_bodies(mx, text["event_id"]))
+        edits = await seen(lambda: _edit_bodies(mx, text["event_id"]))
         assert edits[0].endswith("\n\nAnswered") and "moon" not in edits[0], "never echoed"
 
         skipped = (await client.create(DEPLOY))["id"]
-        await until(lambda: _delivered(r, skipped))
+        await delivered(r, skipped)
         await mx.person.say(mx.room, "skip")
         result = await client.result(skipped, wait=15)
         assert result is not None and result.to_json() == {"status": "no_answer",
@@ -64,10 +57,10 @@ async def test_a_reply_binds_to_the_prompt_it_replies_to(mx: Mx) -> None:
             r.client(session="b") as b:
         first = (await a.create(DEPLOY))["id"]
         second = (await b.create(DEPLOY))["id"]
-        await until(lambda: _delivered(r, first))
-        await until(lambda: _delivered(r, second))
+        await delivered(r, first)
+        await delivered(r, second)
         unbound = await mx.person.say(mx.room, "2")
-        told = await until(lambda: mx.notices(unbound))
+        told = await seen(lambda: mx.notices(unbound))
         assert "Reply to the prompt you mean" in told[0]
 
         text, polls = await mx.prompt_events(second)
@@ -87,11 +80,11 @@ async def test_a_reply_binds_to_the_prompt_it_replies_to(mx: Mx) -> None:
 async def test_a_strangers_reply_is_refused_and_their_chatter_ignored(mx: Mx) -> None:
     async with running(mx.config(), mx.env) as r, r.client() as client:
         qid = (await client.create(DEPLOY))["id"]
-        await until(lambda: _delivered(r, qid))
+        await delivered(r, qid)
         text, _ = await mx.prompt_events(qid)
         chatter = await mx.stranger.say(mx.room, "2")
         reply = await mx.stranger.say(mx.room, "2", reply_to=text["event_id"])
-        told = await until(lambda: mx.notices(reply))
+        told = await seen(lambda: mx.notices(reply))
         assert "only the person this question is for" in told[0]
         assert await mx.notices(chatter) == [], "chatter in a shared room is left alone"
         assert await client.result(qid) is None

@@ -10,7 +10,15 @@ from pathlib import Path
 import pytest
 
 from adapters.matrix import create, ids, inbound, render
-from bridge import AdapterContext, ConfigError, Prompt, PromptQuestion, QuestionId
+from bridge import (
+    AdapterContext,
+    ConfigError,
+    DeliveryError,
+    Prompt,
+    PromptQuestion,
+    QuestionId,
+    SurfaceId,
+)
 from tests.harness import base_env, make_config
 
 ME = "@askbot:example.org"
@@ -122,3 +130,25 @@ def test_the_example_configs_matrix_block_builds(tmp_path: Path) -> None:
     config = make_config(tmp_path, surfaces=["matrix:!room:example.org"], matrix=raw["matrix"])
     adapter = create(AdapterContext(config, {"MATRIX_ACCESS_TOKEN": "syt_x"}, "http://x"))
     assert adapter is not None and adapter.config.answerers == ["@me:example.org"]
+
+
+async def test_an_unreachable_homeserver_is_a_delivery_error_that_says_so(tmp_path: Path) -> None:
+    from adapters.matrix.client import SyncFailed
+    from adapters.matrix.sync import SYNC_FILTER
+    from tests.harness import free_port
+
+    url = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    adapter = create(_ctx(tmp_path, {"MATRIX_ACCESS_TOKEN": "syt_x"}, homeserver=url,
+                          request_timeout=2))
+    assert adapter is not None
+    await adapter.start(None)  # type: ignore[arg-type]  # sending needs no sink
+    try:
+        with pytest.raises(DeliveryError, match="could not be reached"):
+            await adapter.deliver(SurfaceId("matrix:!room:example.org"), _prompt())
+        with pytest.raises(DeliveryError, match="not a Matrix room id"):
+            await adapter.deliver(SurfaceId("matrix:#alias:example.org"), _prompt())
+        assert adapter._client is not None
+        with pytest.raises(SyncFailed):
+            await adapter._client.sync(None, 0, SYNC_FILTER)
+    finally:
+        await adapter.stop()
