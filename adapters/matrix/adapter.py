@@ -21,7 +21,7 @@ from starlette.routing import BaseRoute
 from adapters.matrix import render
 from adapters.matrix.client import MatrixClient
 from adapters.matrix.config import MatrixConfig
-from adapters.matrix.ids import Sent, message_ref, parse_ref, room_of
+from adapters.matrix.ids import Sent, message_ref, parse_ref, room_of, txn
 from adapters.matrix.inbound import Mark
 from adapters.matrix.sync import Syncer, remember
 from bridge import (
@@ -67,6 +67,8 @@ class MatrixAdapter:
         self._sink = sink
         self._client = MatrixClient(self.config, self._token)
         log.info("matrix_started", user_id=self.config.user_id, native=self.config.native)
+        if not self.config.answerers:
+            log.warning("matrix_no_answerers", hint="list who may answer in [matrix] answerers")
 
     async def stop(self) -> None:
         await self.disconnect()
@@ -77,8 +79,9 @@ class MatrixAdapter:
     async def deliver(self, surface: SurfaceId, prompt: Prompt) -> MessageRef | None:
         client = self._running()
         room = self._room(surface)
-        base = f"askbridge.{prompt.question_id}"  # the same send retried is deduplicated
-        text_id = await client.send(room, MESSAGE, render.prompt_content(prompt), f"{base}.text")
+        qid = prompt.question_id
+        text_id = await client.send(room, MESSAGE, render.prompt_content(prompt),
+                                    txn(qid, room, "text"))
         remember(self._marks, text_id, Mark(question_id=prompt.question_id))
         polls: list[str] = []
         if render.wants_polls(prompt, self.config.native):
@@ -86,7 +89,7 @@ class MatrixAdapter:
                 for index in range(len(prompt.questions)):
                     poll_id = await client.send(room, render.POLL_START,
                                                 render.poll_content(prompt, index),
-                                                f"{base}.poll{index}")
+                                                txn(qid, room, f"poll{index}"))
                     remember(self._marks, poll_id, Mark(question_id=prompt.question_id,
                                                         index=index))
                     polls.append(poll_id)
@@ -102,14 +105,14 @@ class MatrixAdapter:
             return
         client = self._running()
         sent = parse_ref(delivery.message_ref)
-        base = f"askbridge.{delivery.question_id}"
-        steps = [(render.POLL_END, render.end_content(poll_id, final), f"{base}.end{n}")
+        qid, room = delivery.question_id, sent.room_id
+        steps = [(render.POLL_END, render.end_content(poll_id, final), txn(qid, room, f"end{n}"))
                  for n, poll_id in enumerate(sent.poll_ids)]
-        steps.append((MESSAGE, render.edit_content(sent.text_id, final), f"{base}.edit"))
+        steps.append((MESSAGE, render.edit_content(sent.text_id, final), txn(qid, room, "edit")))
         problems: list[str] = []
-        for event_type, content, txn in steps:  # each step on its own: one refusal skips none
+        for event_type, content, txn_id in steps:  # each step on its own: one refusal skips none
             try:
-                await client.send(sent.room_id, event_type, content, txn)
+                await client.send(room, event_type, content, txn_id)
             except DeliveryError as exc:
                 problems.append(str(exc))
         if problems:
@@ -127,7 +130,7 @@ class MatrixAdapter:
             room, text_id = self._room(delivery.surface), None
         event_id = await client.send(
             room, MESSAGE, render.reminder_content(reminder, text_id),
-            f"askbridge.{delivery.question_id}.remind{reminder.number}")
+            txn(delivery.question_id, room, f"remind{reminder.number}"))
         remember(self._marks, event_id, Mark(question_id=reminder.prompt.question_id))
         log.info("matrix_reminded", question_id=delivery.question_id, number=reminder.number)
         return MessageRef(event_id)
@@ -150,6 +153,7 @@ class MatrixAdapter:
         assert sink is not None  # start() ran
         syncer = Syncer(client, self.config, sink, self._state("matrix"), self._marks)
         self._syncing = asyncio.create_task(syncer.run(), name="matrix-sync")
+        self._syncing.add_done_callback(_report_end)
         log.info("matrix_sync_started")
 
     async def disconnect(self) -> None:
@@ -175,3 +179,9 @@ class MatrixAdapter:
             raise DeliveryError(
                 f"{surface} is not a Matrix room id; write matrix:!<room id> (the room's "
                 "settings show it under Advanced)") from None
+
+
+def _report_end(task: asyncio.Task[None]) -> None:
+    """The sync loop only ends by cancellation; anything else is a bug to see in the logs."""
+    if not task.cancelled() and task.exception() is not None:
+        log.error("matrix_sync_crashed", error=repr(task.exception()))

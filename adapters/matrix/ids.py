@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 
@@ -40,3 +41,11 @@ def message_ref(sent: Sent) -> MessageRef:
 def parse_ref(ref: str) -> Sent:
     room, text, polls = ref.split("|", 2)
     return Sent(room, text, tuple(p for p in polls.split(",") if p))
+
+
+def txn(question_id: str, room_id: str, part: str) -> str:
+    """A transaction id per (question, room, part): a send retried (a timeout, a resend after a
+    restart) is deduplicated by the homeserver instead of posted twice. Some servers scope ids
+    per device rather than per room, hence the room's digest."""
+    room = hashlib.sha256(room_id.encode()).hexdigest()[:10]
+    return f"askbridge.{question_id}.{room}.{part}"

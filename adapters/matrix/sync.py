@@ -80,6 +80,7 @@ class Syncer:
                                       SYNC_FILTER)
         if not first:
             await self.handle(resp)
+            self._not_before = 0  # only the batch right after a fresh start can hold history
         self._since = str(resp.next_batch)
         await self.state.put(POSITION, self._since)
 
