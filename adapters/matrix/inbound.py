@@ -10,6 +10,7 @@ from adapters.matrix.render import MARK, POLL_INDEX, POLL_RESPONSES
 from bridge import QuestionId
 
 _TEXT_TYPES = {"m.text", "m.emote"}
+ENCRYPTED = "m.room.encrypted"
 
 
 class Said(BaseModel):
@@ -34,6 +35,16 @@ class Vote(BaseModel):
     event_id: str
     poll_id: str
     answers: tuple[str, ...]
+
+
+class Sealed(BaseModel):
+    """An end-to-end encrypted event: askbridge cannot read it (it does not encrypt)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    room_id: str
+    sender: str
+    event_id: str
 
 
 class Mark(BaseModel):
@@ -82,8 +93,8 @@ def _vote(room_id: str, raw: dict[str, Any], content: dict[str, Any]) -> Vote | 
                 answers=tuple(a for a in answers if isinstance(a, str)))
 
 
-def event_from(room_id: str, raw: dict[str, Any], me: str) -> Said | Vote | None:
-    """A timeline event as text or a vote; our own events and everything else → None."""
+def event_from(room_id: str, raw: dict[str, Any], me: str) -> Said | Vote | Sealed | None:
+    """A timeline event as text, a vote or a sealed (encrypted) event; our own and all else → None."""
     if raw.get("sender") == me or not isinstance(raw.get("content"), dict):
         return None
     content: dict[str, Any] = raw["content"]
@@ -92,6 +103,8 @@ def event_from(room_id: str, raw: dict[str, Any], me: str) -> Said | Vote | None
             return _said(room_id, raw, content)
         if raw.get("type") in POLL_RESPONSES:
             return _vote(room_id, raw, content)
+        if raw.get("type") == ENCRYPTED:
+            return Sealed(room_id=room_id, sender=raw["sender"], event_id=raw["event_id"])
     except (KeyError, ValidationError):
         return None  # malformed events from odd clients are not ours to answer
     return None

@@ -93,6 +93,11 @@ def notice_content(text: str, reply_to: str | None, question_id: str | None) -> 
     return content
 
 
+def sealed(locale: str) -> str:
+    return tr(locale, "I cannot read encrypted messages, so I cannot take answers in this room. "
+                      "Please answer in a room without end-to-end encryption.")
+
+
 def ended(locale: str) -> str:
     return tr(locale, "This question has already ended.")
 

@@ -15,7 +15,7 @@ from adapters.matrix import inbound, render
 from adapters.matrix.client import MatrixClient, SyncFailed
 from adapters.matrix.config import MatrixConfig
 from adapters.matrix.ids import surface_for
-from adapters.matrix.inbound import Mark, Said, Vote
+from adapters.matrix.inbound import Mark, Said, Sealed, Vote
 from bridge import (
     AdapterState,
     AnswerSubmitted,
@@ -33,7 +33,8 @@ POSITION = "next_batch"
 SYNC_FILTER: dict[str, Any] = {
     "presence": {"types": []},
     "account_data": {"types": []},
-    "room": {"timeline": {"types": ["m.room.message", *render.POLL_RESPONSES], "limit": 100},
+    "room": {"timeline": {"types": ["m.room.message", inbound.ENCRYPTED, *render.POLL_RESPONSES],
+                          "limit": 100},
              "ephemeral": {"types": []}, "account_data": {"types": []},
              "state": {"lazy_load_members": True}},
 }
@@ -52,6 +53,7 @@ class Syncer:
         self.marks = marks
         """Our own events → their question (and poll index); filled on send, else looked up."""
         self._since: str | None = None
+        self._warned: set[str] = set()
         self._not_before = 0
         """With no stored position, events older than our first sync are history, not answers."""
 
@@ -105,6 +107,16 @@ class Syncer:
             await self._said(item)
         elif isinstance(item, Vote):
             await self._voted(item)
+        elif isinstance(item, Sealed):
+            await self._sealed(item)
+
+    async def _sealed(self, sealed: Sealed) -> None:
+        """An answerer writing in an encrypted room would wait forever: say so, once per room."""
+        if sealed.sender not in self.config.answerers or sealed.room_id in self._warned:
+            return
+        self._warned.add(sealed.room_id)
+        log.warning("matrix_room_encrypted", room_id=sealed.room_id)
+        await self.notice(sealed.room_id, render.sealed("en"), sealed.event_id, None)
 
     async def _invited(self, room_id: str, invite_state: list[dict[str, Any]]) -> None:
         inviter = inbound.invited_by(invite_state, self.client.user_id)

@@ -91,3 +91,18 @@ async def test_a_strangers_reply_is_refused_and_their_chatter_ignored(mx: Mx) ->
         await mx.person.say(mx.room, "3")
         result = await client.result(qid, wait=15)
         assert result is not None and result.answer_map() == {"deploy_target": ["Canary"]}
+
+
+async def test_an_encrypted_message_from_an_answerer_gets_one_explanation(mx: Mx) -> None:
+    sealed = {"algorithm": "m.megolm.v1.aes-sha2", "ciphertext": "AwgAEnAC", "device_id": "DEV",
+              "sender_key": "key", "session_id": "session"}
+    async with running(mx.config(), mx.env) as r, r.client() as client:
+        qid = (await client.create(DEPLOY))["id"]
+        await delivered(r, qid)
+        first = await mx.person.send(mx.room, "m.room.encrypted", sealed)
+        again = await mx.person.send(mx.room, "m.room.encrypted", sealed)
+        told = await seen(lambda: mx.notices(first))
+        assert "encrypted" in told[0]
+        await mx.person.say(mx.room, "2")
+        assert (await client.result(qid, wait=15)) is not None
+        assert await mx.notices(again) == [], "said once per room"
