@@ -3,14 +3,36 @@
 from __future__ import annotations
 
 import logging
+import secrets
+from datetime import UTC, datetime, timedelta
 from urllib.parse import quote
 
 import pytest
 
 from adapters.matrix import create
-from bridge import AdapterContext, Delivery, DeliveryError, Reminder
+from bridge import (
+    AdapterContext,
+    AgentName,
+    Delivery,
+    DeliveryError,
+    Finalization,
+    Prompt,
+    PromptQuestion,
+    QuestionId,
+    Reminder,
+    SessionKey,
+    SurfaceId,
+)
 from bridge.rendering import build_prompt
-from tests.adapters.matrix.people import Mx, Person, delivered, make_room, seen
+from tests.adapters.matrix.people import (
+    POLL_END,
+    POLL_START,
+    Mx,
+    Person,
+    delivered,
+    make_room,
+    seen,
+)
 from tests.adapters.webhook.test_webhook_e2e import DEPLOY
 from tests.harness import running, until
 
@@ -110,3 +132,30 @@ async def test_doctor_checks_the_token_with_whoami(mx: Mx) -> None:
         await wrong.check()
     assert "$MATRIX_ACCESS_TOKEN" in str(refused.value)
     assert "syt_nope" not in str(refused.value)
+
+
+async def test_a_replica_that_does_not_sync_still_delivers_and_finalizes(mx: Mx) -> None:
+    """Only the leader syncs (LongConnection); every replica sends, edits and ends polls."""
+    adapter = create(AdapterContext(mx.config(), mx.env, "http://127.0.0.1"))
+    assert adapter is not None
+    question = PromptQuestion("zones", "Zones", "Which zones?",
+                              (("North", None), ("South", None)), True)
+    qid = QuestionId("q_" + secrets.token_hex(8))
+    prompt = Prompt(qid, AgentName("a"), SessionKey("main"), (question,),
+                    datetime.now(UTC) + timedelta(minutes=5), "Zones: Which zones? …", "Zones",
+                    "Which zones?")
+    await adapter.start(None)  # type: ignore[arg-type]  # never connect(): no sync, no sink
+    try:
+        ref = await adapter.deliver(SurfaceId(mx.surface), prompt)
+        text, polls = await mx.prompt_events(qid)
+        assert len(polls) == 1 and polls[0]["content"][POLL_START]["max_selections"] == 2
+        await adapter.finalize(Delivery(qid, SurfaceId(mx.surface), ref),
+                               Finalization("expired", "Expired", prompt))
+        ends = await seen(lambda: mx.person.from_bot(mx.room, POLL_END, mx.bot.id, qid))
+        assert ends[0]["content"]["m.relates_to"]["event_id"] == polls[0]["event_id"]
+        edit = [e for e in await mx.person.events(mx.room)
+                if e["content"].get("m.relates_to", {}).get("event_id") == text["event_id"]
+                and e["content"]["m.relates_to"].get("rel_type") == "m.replace"]
+        assert edit and edit[0]["content"]["m.new_content"]["body"].endswith("\n\nExpired")
+    finally:
+        await adapter.stop()
