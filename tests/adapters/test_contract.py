@@ -17,6 +17,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from starlette.routing import BaseRoute
@@ -124,12 +125,51 @@ async def slack_rig() -> AsyncIterator[Rig]:
 
 
 @asynccontextmanager
+async def matrix_rig() -> AsyncIterator[Rig]:
+    """Not a fake: the process's real Synapse (started once), a fresh room and bot login."""
+    from tests.adapters.matrix.people import Person, make_room
+    from tests.adapters.matrix.synapse import homeserver
+
+    hs = await asyncio.to_thread(homeserver)
+    bot, person = Person(hs, hs.users["askbot"]), Person(hs, hs.users["person"])
+    room = await make_room(person, bot)
+    token = await asyncio.to_thread(hs.login, "askbot")
+
+    def from_bot() -> list[dict[str, Any]]:
+        with hs.http(person.user.token) as http:
+            chunk = http.get(f"/_matrix/client/v3/rooms/{quote(room)}/messages",
+                             params={"dir": "f", "limit": 500}).json()["chunk"]
+        return [e for e in chunk if e["sender"] == bot.id and e["type"] == "m.room.message"]
+
+    def replaced(e: dict[str, Any]) -> bool:
+        return bool(e["content"].get("m.relates_to", {}).get("rel_type") == "m.replace")
+
+    def edits() -> int:  # the edits (m.replace) of the bot's messages, as the person sees them
+        return sum(1 for e in from_bot() if replaced(e))
+
+    def shown() -> list[Any]:  # what the person reads: message bodies, as {"text": …}
+        return [{"text": e["content"].get("body", "")} for e in from_bot() if not replaced(e)]
+
+    def finals() -> list[Any]:
+        return [{"text": e["content"].get("m.new_content", {}).get("body", "")}
+                for e in from_bot() if replaced(e)]
+
+    async def reply(r: Running, text: str) -> None:
+        await person.say(room, text)
+
+    yield Rig("matrix", f"matrix:{room}", "matrix:#not-a-room-id:test.local",
+              {"matrix": {"homeserver": hs.url, "user_id": bot.id, "answerers": [person.id],
+                          "sync_timeout": 5}},
+              {**base_env(), "MATRIX_ACCESS_TOKEN": token}, edits, shown, finals, reply)
+
+
+@asynccontextmanager
 async def web_rig() -> AsyncIterator[Rig]:
     yield Rig("web", "web", "web", {}, base_env(), lambda: 0)
 
 
 RIGS = {"webhook": webhook_rig, "telegram": telegram_rig, "discord": discord_rig,
-        "slack": slack_rig, "web": web_rig}
+        "slack": slack_rig, "web": web_rig, "matrix": matrix_rig}
 
 
 def speaking(config: BridgeConfig, locale: str) -> BridgeConfig:

@@ -1,0 +1,108 @@
+"""Prompts as Matrix event contents (pure): the numbered text, one poll per question, edits, ends.
+
+Polls use the unstable MSC3381 names (`org.matrix.msc3381.poll.*`, `org.matrix.msc1767.text`)
+that Element and other current clients read, with the stable `m.poll` block beside them.
+Every event we send carries `MARK` (the question id) so a reply to any of them binds to its
+question, even after a restart or on another replica, without a lookup table.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from bridge import Finalization, Prompt, PromptQuestion, Reminder, tr
+
+MAX_TEXT = 32000
+"""Matrix caps a whole event at 64 KiB; a prompt of three questions is far below this."""
+MARK = "net.askbridge.question"
+POLL_INDEX = "net.askbridge.index"
+POLL_START = "org.matrix.msc3381.poll.start"
+POLL_END = "org.matrix.msc3381.poll.end"
+POLL_RESPONSES = ("org.matrix.msc3381.poll.response", "m.poll.response")
+TEXT = "org.matrix.msc1767.text"
+DISCLOSED = "org.matrix.msc3381.poll.disclosed"
+
+Content = dict[str, Any]
+
+
+def wants_polls(prompt: Prompt, native: Literal["all", "single"]) -> bool:
+    """Polls for every prompt (`all`), or only where the core offers buttons (`single`)."""
+    return native == "all" or prompt.buttons is not None
+
+
+def _reply(event_id: str | None) -> Content:
+    return {"m.relates_to": {"m.in_reply_to": {"event_id": event_id}}} if event_id else {}
+
+
+def prompt_content(prompt: Prompt) -> Content:
+    """The numbered plain text: how to answer by text, on every client, polls or not."""
+    return {"msgtype": "m.text", "body": prompt.text, MARK: prompt.question_id}
+
+
+def poll_question(question: PromptQuestion) -> str:
+    return f"{question.header}: {question.question}"
+
+
+def poll_content(prompt: Prompt, index: int) -> Content:
+    """One question as a disclosed poll; answer ids are option numbers (`1`..`4`)."""
+    question = prompt.questions[index]
+    title = poll_question(question)
+    answers = [{"id": str(n), TEXT: label, "m.id": str(n), "m.text": [{"body": label}]}
+               for n, (label, _) in enumerate(question.options, start=1)]
+    most = len(question.options) if question.multi_select else 1
+    fallback = "\n".join([title, *(f"{n}. {label}" for n, (label, _)
+                                   in enumerate(question.options, start=1))])
+    return {
+        POLL_START: {"kind": DISCLOSED, "max_selections": most,
+                     "question": {TEXT: title, "body": title, "msgtype": "m.text"},
+                     "answers": [{"id": a["id"], TEXT: a[TEXT]} for a in answers]},
+        "m.poll": {"kind": "m.disclosed", "max_selections": most,
+                   "question": {"m.text": [{"body": title}]},
+                   "answers": [{"m.id": a["m.id"], "m.text": a["m.text"]} for a in answers]},
+        TEXT: fallback,
+        "body": fallback,
+        MARK: prompt.question_id,
+        POLL_INDEX: index,
+    }
+
+
+def final_text(final: Finalization) -> str:
+    """The prompt kept as it was, with the status line (never free text) below."""
+    return f"{final.prompt.text}\n\n{final.status_line}"
+
+
+def edit_content(text_id: str, final: Finalization) -> Content:
+    """An `m.replace` edit of the prompt text; `* …` is what clients without edits show."""
+    new = {"msgtype": "m.text", "body": final_text(final)}
+    return {"msgtype": "m.text", "body": f"* {new['body']}", "m.new_content": new,
+            "m.relates_to": {"rel_type": "m.replace", "event_id": text_id},
+            MARK: final.prompt.question_id}
+
+
+def end_content(poll_id: str, final: Finalization) -> Content:
+    return {"m.relates_to": {"rel_type": "m.reference", "event_id": poll_id},
+            POLL_END: {}, TEXT: final.status_line, "body": final.status_line,
+            MARK: final.prompt.question_id}
+
+
+def notice_content(text: str, reply_to: str | None, question_id: str | None) -> Content:
+    """What a person is told back (a refusal, what is still missing), as a reply to them."""
+    content: Content = {"msgtype": "m.notice", "body": text, **_reply(reply_to)}
+    if question_id:
+        content[MARK] = question_id
+    return content
+
+
+def sealed(locale: str) -> str:
+    return tr(locale, "I cannot read encrypted messages, so I cannot take answers in this room. "
+                      "Please answer in a room without end-to-end encryption.")
+
+
+def ended(locale: str) -> str:
+    return tr(locale, "This question has already ended.")
+
+
+def reminder_content(reminder: Reminder, prompt_text_id: str | None) -> Content:
+    """A reminder is a new message (it should notify), replying to the prompt text."""
+    return {"msgtype": "m.text", "body": reminder.text, MARK: reminder.prompt.question_id,
+            **_reply(prompt_text_id)}

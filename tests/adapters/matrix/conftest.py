@@ -1,0 +1,37 @@
+"""Fixtures for the Matrix tests: one real Synapse per session, a fresh room and bot login per test."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.adapters.matrix.people import Mx, Person, open_room
+from tests.adapters.matrix.synapse import Synapse, homeserver, matrix_off
+
+
+@pytest.fixture(scope="session")
+def synapse() -> Synapse:
+    return homeserver()
+
+
+@pytest.fixture(scope="session")
+def room(synapse: Synapse) -> str:
+    """One room for the session's tests (making a room costs Synapse about a second): each test
+    runs its own bridge and store, and looks only at its own question's events."""
+    users = synapse.users
+    return open_room(synapse, users["person"], users["askbot"], users["stranger"])
+
+
+@pytest.fixture
+def mx(synapse: Synapse, room: str, tmp_path: Path) -> Mx:
+    bot, person, stranger = (Person(synapse, synapse.users[n])
+                             for n in ("askbot", "person", "stranger"))
+    return Mx(synapse, tmp_path, bot, person, stranger, room, synapse.login("askbot"))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if matrix_off():
+        terminalreporter.write_line(
+            "Matrix suite NOT run (ASKBRIDGE_TEST_MATRIX=off): it needs the matrix-synapse "
+            "package from the test extras", yellow=True, bold=True)
