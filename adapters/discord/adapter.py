@@ -19,6 +19,7 @@ from adapters.discord.config import DiscordConfig
 from adapters.discord.problems import bad_token as _bad_token
 from adapters.discord.problems import channel_id as _channel_id
 from adapters.discord.problems import start_problem as _start_problem
+from adapters.discord.problems import whoami as _whoami
 from bridge import (
     Capabilities,
     Delivery,
@@ -27,6 +28,7 @@ from bridge import (
     InboundSink,
     MessageRef,
     Prompt,
+    Reminder,
     SurfaceId,
 )
 
@@ -93,7 +95,8 @@ class DiscordAdapter:
     def capabilities(self, surface: SurfaceId) -> Capabilities:
         every = self.config.native == "all"
         return Capabilities(buttons=True, edits=True, modals=True, reply_to=True,
-                            max_len=render.MAX_CONTENT, native_multi=every, native_several=every)
+                            max_len=render.MAX_CONTENT, native_multi=every, native_several=every,
+                            locale=self.config.locale)
 
     def routes(self) -> Sequence[BaseRoute]:
         return []
@@ -194,20 +197,7 @@ class DiscordAdapter:
     async def check(self) -> str:
         """`askbridge doctor`: who the token belongs to (GET users/@me)."""
         point_at(self.config)
-        http = discord.http.HTTPClient(asyncio.get_running_loop())
-        try:
-            user = await http.static_login(self._token)
-        except discord.LoginFailure:
-            raise DeliveryError(_bad_token(self.config)) from None
-        except discord.HTTPException as exc:
-            raise DeliveryError(f"Discord answered HTTP {exc.status} to users/@me; check "
-                                "[discord] api_base and try again.") from None
-        except (aiohttp.ClientError, OSError) as exc:
-            raise DeliveryError(f"Discord could not be reached at {self.config.api_base} "
-                                f"({type(exc).__name__}); check the network.") from None
-        finally:
-            await http.close()
-        return f"Discord bot {user['username']}"
+        return await _whoami(self.config, self._token)
 
     # outbound ----------------------------------------------------------------------------
 
@@ -216,10 +206,19 @@ class DiscordAdapter:
         ref: MessageRef | None = None
         payloads = native.messages(prompt) if prompt.native else render.prompt_messages(prompt)
         for payload in payloads:
-            route = Route("POST", "/channels/{channel_id}/messages", channel_id=channel_id)
-            sent = SentMessage.model_validate(await self._request(route, payload, channel_id))
-            ref = render.message_ref(channel_id, sent.id)
+            ref = await self._post(channel_id, payload)
         return ref
+
+    async def remind(self, delivery: Delivery, reminder: Reminder) -> MessageRef | None:
+        """A new message that replies to (references) the prompt."""
+        ids = render.split_ref(delivery.message_ref or "")
+        return await self._post(_channel_id(delivery.surface),
+                                render.reminder_message(reminder, ids[1] if ids else None))
+
+    async def _post(self, channel_id: int, payload: dict[str, Any]) -> MessageRef:
+        route = Route("POST", "/channels/{channel_id}/messages", channel_id=channel_id)
+        sent = SentMessage.model_validate(await self._request(route, payload, channel_id))
+        return render.message_ref(channel_id, sent.id)
 
     async def finalize(self, delivery: Delivery, final: Finalization) -> None:
         ids = render.split_ref(delivery.message_ref or "")

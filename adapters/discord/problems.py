@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+
+import aiohttp
 import discord
 
 from adapters.discord.config import DiscordConfig
@@ -31,3 +34,21 @@ def start_problem(exc: BaseException | None, config: DiscordConfig) -> Exception
             "text_replies = false.")
     return ConfigError(f"The Discord connection ended while starting ({type(exc).__name__}); "
                        "check [discord] api_base and gateway_url.")
+
+
+async def whoami(config: DiscordConfig, token: str) -> str:
+    """`askbridge doctor`: whose the token is (GET users/@me), or a `DeliveryError` saying why not."""
+    http = discord.http.HTTPClient(asyncio.get_running_loop())
+    try:
+        user = await http.static_login(token)
+    except discord.LoginFailure:
+        raise DeliveryError(bad_token(config)) from None
+    except discord.HTTPException as exc:
+        raise DeliveryError(f"Discord answered HTTP {exc.status} to users/@me; check "
+                            "[discord] api_base and try again.") from None
+    except (aiohttp.ClientError, OSError) as exc:
+        raise DeliveryError(f"Discord could not be reached at {config.api_base} "
+                            f"({type(exc).__name__}); check the network.") from None
+    finally:
+        await http.close()
+    return f"Discord bot {user['username']}"

@@ -7,7 +7,16 @@ from typing import Any
 import discord
 from discord.utils import escape_markdown
 
-from bridge import Button, ButtonAction, Finalization, MessageRef, Prompt, QuestionId, tr
+from bridge import (
+    Button,
+    ButtonAction,
+    Finalization,
+    MessageRef,
+    Prompt,
+    QuestionId,
+    Reminder,
+    tr,
+)
 
 MAX_CONTENT = 2000
 """Discord's message length limit."""
@@ -90,6 +99,16 @@ def prompt_messages(prompt: Prompt) -> list[dict[str, Any]]:
     chunks = _text_chunks(prompt)
     chunks[-1] = f"{chunks[-1]}\n{_expiry(prompt)}"
     return [{"content": c, "allowed_mentions": NO_MENTIONS} for c in chunks]
+
+
+def reminder_message(reminder: Reminder, prompt_message_id: int | None) -> dict[str, Any]:
+    """A reminder that replies to the prompt's message (if it is still there)."""
+    body: dict[str, Any] = {"content": escape_markdown(reminder.text),
+                            "allowed_mentions": NO_MENTIONS}
+    if prompt_message_id is not None:
+        body["message_reference"] = {"message_id": str(prompt_message_id),
+                                     "fail_if_not_exists": False}
+    return body
 
 
 def final_edit(final: Finalization, surface: str) -> dict[str, Any]:

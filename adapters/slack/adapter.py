@@ -23,6 +23,7 @@ from adapters.slack.calls import api_error as _api_error
 from adapters.slack.calls import library_logger as _library_logger
 from adapters.slack.calls import not_client_wins as _not_client_wins
 from adapters.slack.calls import retry_handlers as _retry_handlers
+from adapters.slack.calls import unreachable as _unreachable
 from adapters.slack.config import SlackConfig
 from adapters.slack.inbound import Click, click_from, modal_text, text_from, well_formed
 from adapters.slack.render import (
@@ -45,6 +46,7 @@ from bridge import (
     InboundSink,
     MessageRef,
     Prompt,
+    Reminder,
     SurfaceId,
     error_response,
     tr,
@@ -153,7 +155,7 @@ class SlackAdapter:
                 "OAuth & Permissions page."
             ) from exc
         except _NETWORK as exc:
-            raise DeliveryError(self._unreachable(exc)) from exc
+            raise DeliveryError(_unreachable(self.config.base_url, exc)) from exc
         if self.config.mode == "socket":
             try:
                 await self.client.apps_connections_open(app_token=self._app_token)
@@ -164,13 +166,8 @@ class SlackAdapter:
                     "under Basic Information and enable Socket Mode."
                 ) from exc
             except _NETWORK as exc:
-                raise DeliveryError(self._unreachable(exc)) from exc
+                raise DeliveryError(_unreachable(self.config.base_url, exc)) from exc
         return f"Slack app {found.get('user')} in {found.get('team')} ({self.config.mode} mode)"
-
-    def _unreachable(self, exc: BaseException) -> str:
-        """A network failure is not a bad token: say so, so nobody re-copies a good one."""
-        return (f"Could not reach Slack at {self.config.base_url} ({type(exc).__name__}); check "
-                "the network, a proxy or [slack] base_url, then run doctor again.")
 
     # outbound -------------------------------------------------------------------------------
 
@@ -188,6 +185,17 @@ class SlackAdapter:
                         error=_api_error(exc))
             raise DeliveryError(f"Slack did not take the message ({_api_error(exc)}); check the "
                                 "channel id and that the app is in the channel.") from exc
+        return message_ref(str(sent["channel"]), str(sent["ts"]))
+
+    async def remind(self, delivery: Delivery, reminder: Reminder) -> MessageRef | None:
+        """A reply in the prompt's thread (the surface's own thread when it is one)."""
+        channel, thread = split_target(delivery.surface)
+        ts = thread or (split_ref(delivery.message_ref)[1] if delivery.message_ref else None)
+        try:
+            sent = await self.client.chat_postMessage(channel=channel, text=escape(reminder.text),
+                                                      thread_ts=ts)
+        except _NETWORK as exc:
+            raise DeliveryError(f"Slack did not take the reminder ({_api_error(exc)})") from exc
         return message_ref(str(sent["channel"]), str(sent["ts"]))
 
     async def finalize(self, delivery: Delivery, final: Finalization) -> None:

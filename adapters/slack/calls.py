@@ -45,3 +45,9 @@ def api_error(exc: Exception) -> str:
     if isinstance(exc, SlackApiError):
         return str(exc.response.get("error") or f"HTTP {exc.response.status_code}")
     return type(exc).__name__
+
+
+def unreachable(base_url: str, exc: BaseException) -> str:
+    """A network failure is not a bad token: say so, so nobody re-copies a good one."""
+    return (f"Could not reach Slack at {base_url} ({type(exc).__name__}); check "
+            "the network, a proxy or [slack] base_url, then run doctor again.")

@@ -37,8 +37,8 @@ from bridge import (
     MessageRef,
     Prompt,
     QuestionId,
+    Reminder,
     SurfaceId,
-    surface_target,
 )
 
 log = structlog.get_logger("askbridge.telegram")
@@ -110,7 +110,7 @@ class TelegramAdapter:
 
     async def deliver(self, surface: SurfaceId, prompt: Prompt) -> MessageRef | None:
         bot = self.bot()
-        chat, thread = self._target(surface)
+        chat, thread = inbound.chat_of(surface)
         markup: InlineKeyboardMarkup | None
         if prompt.native is not None:
             markup, text = native.keyboard(prompt, 0), native.text(prompt, 0)
@@ -130,6 +130,15 @@ class TelegramAdapter:
         log.info("telegram_sent", question_id=prompt.question_id, surface=surface,
                  message_id=message.message_id, buttons=markup is not None)
         return MessageRef(inbound.message_ref(chat, message.message_id))
+
+    async def remind(self, delivery: Delivery, reminder: Reminder) -> MessageRef | None:
+        """A new message replying to the prompt (sent even if the prompt was deleted)."""
+        chat, thread = inbound.chat_of(delivery.surface)
+        to = ReplyParameters(inbound.parse_ref(delivery.message_ref)[1],
+                             allow_sending_without_reply=True) if delivery.message_ref else None
+        sent = await self.send(self.bot(), chat, thread, render.clip(reminder.text), None,
+                               reply_parameters=to)
+        return MessageRef(inbound.message_ref(chat, sent.message_id))
 
     async def finalize(self, delivery: Delivery, final: Finalization) -> None:
         self._bound = {k: q for k, q in self._bound.items() if q != delivery.question_id}
@@ -237,15 +246,6 @@ class TelegramAdapter:
             raise DeliveryError(self._down or "the Telegram adapter is not running")
         bot: Bot = self._app.bot
         return bot
-
-    @staticmethod
-    def _target(surface: SurfaceId) -> tuple[int | str, int | None]:
-        try:
-            return inbound.parse_target(surface_target(surface))
-        except ValueError:
-            raise DeliveryError(
-                f"{surface} is not a Telegram chat; write telegram:<chat_id> or "
-                "telegram:<chat_id>/<topic_id>") from None
 
     async def send(self, bot: Bot, chat: int | str, thread: int | None, text: str,
                     markup: Any, **extra: Any) -> Message:

@@ -8,7 +8,16 @@ from pydantic import BaseModel, ConfigDict
 from telegram import MaybeInaccessibleMessage, Update
 
 from adapters.telegram.render import CALLBACK_PREFIX
-from bridge import ButtonAction, ButtonPressed, QuestionId, SurfaceId, TextReceived, UserRef
+from bridge import (
+    ButtonAction,
+    ButtonPressed,
+    DeliveryError,
+    QuestionId,
+    SurfaceId,
+    TextReceived,
+    UserRef,
+    surface_target,
+)
 
 _CALLBACK = re.compile(rf"^{CALLBACK_PREFIX}:(q_[a-z0-9]{{1,40}}):(\d{{1,2}}|o|s)$")
 _ACTIONS: dict[str, ButtonAction] = {"o": "other", "s": "skip"}
@@ -59,6 +68,16 @@ class Said(BaseModel):
 def surface_for(chat_id: int | str, thread_id: int | None = None) -> SurfaceId:
     """`telegram:<chat>`, or `telegram:<chat>/<thread>` for a forum topic."""
     return SurfaceId(f"telegram:{chat_id}" + (f"/{thread_id}" if thread_id else ""))
+
+
+def chat_of(surface: SurfaceId) -> tuple[int | str, int | None]:
+    """`telegram:<chat>[/<topic>]` as (chat, topic); a `DeliveryError` saying how to write it."""
+    try:
+        return parse_target(surface_target(surface))
+    except ValueError:
+        raise DeliveryError(
+            f"{surface} is not a Telegram chat; write telegram:<chat_id> or "
+            "telegram:<chat_id>/<topic_id>") from None
 
 
 def parse_target(target: str) -> tuple[int | str, int | None]:

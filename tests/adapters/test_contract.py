@@ -459,3 +459,41 @@ async def test_native_largest_prompt_fits_the_platform(platform: str, tmp_path: 
             assert q["question"].strip() in shown.replace("\\", "")
             assert all(o["description"] in shown for o in q["options"])
 
+
+
+# reach: a reminder on every surface ----------------------------------------------------------
+
+@pytest.mark.parametrize("platform", sorted(RIGS))
+async def test_every_surface_takes_a_reminder_and_an_answer_after_it(
+        platform: str, tmp_path: Path) -> None:
+    async with RIGS[platform]() as rig:
+        config = make_config(tmp_path, surfaces=[rig.surface], **rig.sections)
+        agents = [config.agents[0].model_copy(update={"remind_after": [1.0]}),
+                  *config.agents[1:]]
+        config = config.model_copy(update={"agents": agents})
+        async with running(config, rig.env) as r, r.client() as client:
+            qid = (await client.create(DEPLOY))["id"]
+            reminded = await until(lambda: _reminded(r, qid))
+            assert reminded.reminders == 1 and reminded.state == "delivered"
+            if platform not in ("web", "webhook"):  # the webhook's own test reads its POSTs
+                shown = "\n".join(visible(rig.shown()))
+                assert "Reminder: Deploy — still waiting for your answer" in shown
+            if rig.reply is not None:  # Discord replies to the newest message: the reminder
+                await rig.reply(r, "2")
+                result = await client.result(qid, wait=10)
+                assert result is not None and result.answer_map() == {
+                    "deploy_target": ["Production"]}
+
+
+async def _reminded(r: Any, qid: str) -> Any:
+    rows = await r.bridge.store.deliveries(qid)
+    return rows[0] if rows and rows[0].reminders else None
+
+
+@pytest.mark.parametrize("platform", ["discord", "matrix", "slack", "telegram"])
+async def test_a_platform_sections_locale_is_its_surfaces(platform: str, tmp_path: Path) -> None:
+    async with RIGS[platform]() as rig:
+        sections = {name: {**section, "locale": "id"} for name, section in rig.sections.items()}
+        config = make_config(tmp_path, surfaces=[rig.surface], **sections)
+        async with running(config, rig.env) as r:
+            assert r.bridge.broker.locale_for("assistant", SurfaceId(rig.surface)) == "id"

@@ -177,8 +177,13 @@ class FakeDiscord:
                           "X-RateLimit-Remaining": "0", "X-RateLimit-Reset-After": "0.05"})
         message = self.message(channel, self.snowflake(), _user(self.bot_id, "askbot", True),
                                body.get("content", ""), body.get("components", []))
-        if "message_reference" in body:
-            message["message_reference"] = body["message_reference"]
+        if "message_reference" in body:  # a reply: Discord fills in where it points
+            ref = body["message_reference"]
+            message["type"] = 19
+            message["message_reference"] = {
+                "type": 0, "message_id": str(ref["message_id"]), "channel_id": channel,
+                **({"guild_id": message["guild_id"]} if "guild_id" in message else {})}
+            message["referenced_message"] = self.messages.get(str(ref["message_id"]))
         self.messages[message["id"]] = message
         return _json(message, headers={"X-RateLimit-Bucket": "fake-bucket",
                                         "X-RateLimit-Limit": "5", "X-RateLimit-Remaining": "4",
