@@ -26,12 +26,24 @@ function outcome(view) {
   return h("div", { class: "outcome" }, h("span", { class: `pill ${view.reason}`, text: outcomes()[view.reason] || t("Ended") }));
 }
 
+// Reach, if any: how often it was reminded, and where escalation tiers sent it.
+function reach(view) {
+  const ds = view.deliveries || [];
+  const reminded = Math.max(0, ...ds.map((d) => d.reminders || 0));
+  const tiers = ds.filter((d) => d.tier > 0 && d.state === "delivered").map((d) => d.surface);
+  const notes = [];
+  if (reminded) notes.push(reminded === 1 ? t("reminded") : t("reminded {count}×", { count: reminded }));
+  if (tiers.length) notes.push(t("escalated to {surfaces}", { surfaces: tiers.join(", ") }));
+  return notes.length ? h("div", { class: "reach-note", text: notes.join(" · ") }) : null;
+}
+
 export function timelineItem(view) {
   return h("div", { class: `entry status-${view.status}`, dataset: { question: view.id } },
     h("article", { class: "ask" },
       h("div", { class: "ask-meta" }, h("span", { class: "who", text: view.agent }),
         h("time", { datetime: view.createdAt, text: when(view.createdAt) })),
       view.request.questions.map((q) => h("div", { class: "ask-q" },
-        h("span", { class: "chip", text: q.header }), h("span", { class: "ask-text", text: q.question })))),
+        h("span", { class: "chip", text: q.header }), h("span", { class: "ask-text", text: q.question }))),
+      reach(view)),
     outcome(view));
 }

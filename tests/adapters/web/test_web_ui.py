@@ -223,3 +223,23 @@ async def test_expired_and_cancelled_update_live(tmp_path: Path, browser: Browse
             await expect(panel).to_have_count(0)
             await expect(page.locator(".entry .pill").last).to_have_text(shown)
         await expect(page.locator(".session .badge")).to_have_count(0)
+
+
+async def test_the_timeline_says_reminded_and_escalated(tmp_path: Path, browser: Browser) -> None:
+    from bridge.config import EscalationTier
+
+    config = make_config(tmp_path, surfaces=SURFACES)
+    agent = config.agents[0].model_copy(update={
+        "remind_after": [1.0], "escalation": [EscalationTier(after=1.0,
+                                                             surfaces=["webhook:sms:+200"])]})
+    config = config.model_copy(update={"agents": [agent, *config.agents[1:]]})
+    async with running(config) as r, r.client() as client, signed_in(browser, r) as page:
+        created = await client.create(DEPLOY)
+        await until(lambda: _all_sent(r, created["id"]))
+        await client.cancel(created["id"])
+        note = page.locator(".entry .reach-note").last
+        await expect(note).to_have_text("reminded · escalated to webhook:sms:+200")
+
+
+async def _all_sent(r: Any, qid: str) -> bool:
+    return not await r.bridge.store.timers_of(qid)
