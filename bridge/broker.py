@@ -41,6 +41,8 @@ from bridge.types import (
 
 log = structlog.get_logger("askbridge.broker")
 _ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"
+FINALIZE_LEASE_MS = 60_000
+"""A claimed edit not done within this is another's to make (its claimer died mid-edit)."""
 
 
 class _Outcome(asyncio.Event):
@@ -90,6 +92,7 @@ class Broker:
         self.listeners: list[Callable[[str, QuestionId], None]] = []
         """Told the same, but only of changes made by this process (event hooks: once each)."""
         self.reach = Reach(self)
+        self._sweeper: asyncio.Task[None] | None = None
 
     # lifecycle ---------------------------------------------------------------------------
 
@@ -113,6 +116,10 @@ class Broker:
         for record in pending:
             if record.id in self._timers:  # still pending after the overdue ones expired
                 self._open[record.id] = (record, frozenset(surfaces.get(record.id, ())))
+        if self.store.shared:  # replicas: a dead one's claims lapse; look again now and then
+            self._sweeper = asyncio.create_task(self._sweep_finalizations())
+        else:  # one process: whoever claimed an edit before this start is gone
+            await self.store.release_finalization_claims()
         for d in await self.store.unfinalized():
             self.spawn(self._finalize_one(d))
         self.reach.scheduler.add(await self.store.open_timers())  # overdue ones fire at once
@@ -122,6 +129,9 @@ class Broker:
     async def stop(self) -> None:
         """Leave pending questions pending; wait briefly for in-flight sends and edits."""
         await self.reach.scheduler.stop()
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            await asyncio.gather(self._sweeper, return_exceptions=True)
         for handle in self._timers.values():
             handle.cancel()
         self._timers.clear()
@@ -385,6 +395,16 @@ class Broker:
         self.spawn(self._finalize_all(question_id, final))
         return True
 
+    async def _sweep_finalizations(self) -> None:
+        """Replicas: edits whose claimer died are made once its lease lapsed."""
+        while True:
+            await asyncio.sleep(FINALIZE_LEASE_MS / 2000)
+            try:
+                for d in await self.store.unfinalized():
+                    self.spawn(self._finalize_one(d))
+            except Exception as exc:  # the database is away: the next sweep tries again
+                log.warning("finalize_sweep_failed", error=type(exc).__name__)
+
     async def _finalize_all(self, question_id: QuestionId, record: QuestionRecord) -> None:
         deliveries = await self.store.deliveries(question_id)
         await asyncio.gather(
@@ -399,7 +419,8 @@ class Broker:
         adapter = self.adapters.get(surface_platform(delivery.surface))
         if record is None or record.result is None or adapter is None:
             return
-        if not await self.store.mark_finalized(delivery.question_id, delivery.surface):
+        if not await self.store.claim_finalization(delivery.question_id, delivery.surface,
+                                                   FINALIZE_LEASE_MS):
             return
         result = record.result
         locale = self.locale_for(record.agent, delivery.surface)
@@ -416,6 +437,7 @@ class Broker:
                 await adapter.finalize(target, final)
             log.info("delivery_finalized", question_id=delivery.question_id,
                      surface=delivery.surface, kind=final.kind)
-        except Exception as exc:
+        except Exception as exc:  # given up: the platform refused or is away past the timeout
             log.warning("finalize_failed", question_id=delivery.question_id,
                         surface=delivery.surface, error=type(exc).__name__)
+        await self.store.mark_finalized(delivery.question_id, delivery.surface)

@@ -159,8 +159,20 @@ class Store(Protocol):
         """Deliveries of many questions in one read (timelines, the web UI's state)."""
         ...
 
+    async def claim_finalization(
+        self, question_id: QuestionId, surface: SurfaceId, lease_ms: int
+    ) -> bool:
+        """Take a delivery's edit for `lease_ms`; True for one caller until it is marked done or
+        the lease lapses (its taker died before the edit: it is made again)."""
+        ...
+
+    async def release_finalization_claims(self) -> int:
+        """Drop every claim of an unfinished edit (a single-process store at start: the claimer
+        is gone); returns how many."""
+        ...
+
     async def mark_finalized(self, question_id: QuestionId, surface: SurfaceId) -> bool:
-        """Claim a delivery's finalization; True exactly once per delivery."""
+        """The delivery's edit was made (or given up); True exactly once per delivery."""
         ...
 
     async def pending_questions(self) -> list[QuestionRecord]: ...

@@ -65,6 +65,9 @@ RESOLVE_QUESTION = (
     "UPDATE questions SET status = ?, reason = ?, result = ?, answered_surface = ?, "
     "answered_user = ?, summary = ?, resolved_at = ? WHERE id = ? AND status = 'pending'")
 DELETE_PARTIALS = "DELETE FROM partial_answers WHERE question_id = ?"
+CLAIM_FINALIZATION = (
+    "UPDATE deliveries SET finalize_claimed_at = ? WHERE question_id = ? AND surface = ? "
+    "AND finalized = 0 AND (finalize_claimed_at IS NULL OR finalize_claimed_at <= ?)")
 MARK_FINALIZED = (
     "UPDATE deliveries SET finalized = 1, updated_at = ? "
     "WHERE question_id = ? AND surface = ? AND finalized = 0")
@@ -263,6 +266,20 @@ class SqlStore(AdapterStateQueries, ReachQueries, OutboxQueries):
                 delivery = row_to_delivery(row)
                 found[delivery.question_id].append(delivery)
         return found
+
+    async def claim_finalization(
+        self, question_id: QuestionId, surface: SurfaceId, lease_ms: int
+    ) -> bool:
+        now = now_ms()
+        async with self._tx() as db:
+            return await db.execute(CLAIM_FINALIZATION,
+                                    (now, question_id, surface, now - lease_ms)) == 1
+
+    async def release_finalization_claims(self) -> int:
+        async with self._tx() as db:
+            return await db.execute(
+                "UPDATE deliveries SET finalize_claimed_at = NULL "
+                "WHERE finalized = 0 AND finalize_claimed_at IS NOT NULL")
 
     async def mark_finalized(self, question_id: QuestionId, surface: SurfaceId) -> bool:
         async with self._tx() as db:

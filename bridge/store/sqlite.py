@@ -20,6 +20,7 @@ from bridge.store.records import (
     now_ms,
 )
 from bridge.store.sql import (
+    CLAIM_FINALIZATION,
     DELETE_PARTIALS,
     INSERT_DELIVERY,
     INSERT_QUESTION,
@@ -160,6 +161,14 @@ class SqliteStore(SqlStore):
             return True
 
         return await self._in_thread(work)
+
+    async def claim_finalization(
+        self, question_id: QuestionId, surface: SurfaceId, lease_ms: int
+    ) -> bool:
+        now = now_ms()
+        args = (now, question_id, surface, now - lease_ms)
+        return await self._in_thread(
+            lambda conn: conn.execute(CLAIM_FINALIZATION, args).rowcount == 1)
 
     async def mark_finalized(self, question_id: QuestionId, surface: SurfaceId) -> bool:
         args = (now_ms(), question_id, surface)

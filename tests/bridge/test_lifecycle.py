@@ -86,3 +86,27 @@ async def test_answer_and_cancel_racing_end_in_one_state(tmp_path: Path) -> None
                 assert final.status == "answered" and cancel.status == "answered"
             else:
                 assert final.reason == "cancelled" and cancel.reason == "cancelled"
+
+
+async def test_an_edit_claimed_by_a_process_that_died_is_made_at_the_next_start(
+        tmp_path: Path) -> None:
+    from bridge.contract import AskResult
+    from bridge.store import Resolution
+    from bridge.types import SurfaceId
+
+    async with gateway(WEBHOOK_SECRET) as gw:
+        config = make_config(tmp_path, webhooks={"sms": {"secret_env": "HOOK_SECRET",
+                                                         "url": gw.url}})
+        async with running(config) as r, r.client() as client:
+            qid = QuestionId((await client.create(DEPLOY))["id"])
+            await until(gw.prompts)
+        store = SqliteStore(config.store_path)  # the dead process's last moments, by hand:
+        await store.open()
+        await store.resolve(qid, Resolution(AskResult.no_answer("cancelled"), "Cancelled",
+                                            now_ms()))
+        assert await store.claim_finalization(qid, SurfaceId("webhook:sms:+100"), 60_000)
+        await store.close()  # … and no edit was made
+        assert gw.statuses() == []
+        async with running(config):
+            status = (await until(gw.statuses))[0]
+        assert status["questionId"] == qid and status["text"].endswith("Cancelled")

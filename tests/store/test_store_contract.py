@@ -232,3 +232,23 @@ async def test_outbox_keeps_events_until_delivered_or_given_up(store: Store) -> 
     await store.event_tried(due[1], done=False, next_at=None, error="HTTP 500")  # given up
     assert await store.due_events(now + 120_000, 10) == [events[2]]
     assert await store.next_event_at() == now + 60_000
+
+
+async def test_a_finalization_claim_lapses_or_is_released_until_the_edit_is_done(
+        store: Store) -> None:
+    qid, surface = QuestionId("q1"), SurfaceId("telegram:1")
+    await store.create_question(record("q1"), SURFACES)
+    await store.set_delivery(qid, surface, "delivered", MessageRef("1:55"))
+    await store.resolve(qid, answered("Staging"))
+    claims = await asyncio.gather(*(store.claim_finalization(qid, surface, 60_000)
+                                    for _ in range(5)))
+    assert claims.count(True) == 1
+    # its claimer died before the edit: still unfinalized, taken again once the lease lapsed
+    assert [d.surface for d in await store.unfinalized()] == [surface]
+    assert not await store.claim_finalization(qid, surface, 60_000)
+    assert await store.claim_finalization(qid, surface, 0)
+    assert await store.release_finalization_claims() == 1  # a single process's restart
+    assert await store.claim_finalization(qid, surface, 60_000)
+    assert await store.mark_finalized(qid, surface)
+    assert not await store.claim_finalization(qid, surface, 0)  # done is done
+    assert await store.unfinalized() == []
