@@ -33,7 +33,7 @@ def create(ctx: AdapterContext) -> TelegramAdapter | None:
                 f"[telegram] webhook mode reads its secret from ${config.webhook_secret_env}, "
                 "which is not set; export a random string of letters, digits, _ and - there."
             )
-    return TelegramAdapter(config, token, secret)
+    return TelegramAdapter(config, token, secret, ctx.state("telegram"))
 
 
 plugin = AdapterPlugin(platform="telegram", create=create, sections=("telegram",))

@@ -22,12 +22,14 @@ from telegram.ext import (
 )
 
 from adapters.telegram import inbound, native, render, webhook
+from adapters.telegram.bindings import Bindings
 from adapters.telegram.calls import Caller, explain
 from adapters.telegram.config import TelegramConfig
 from adapters.telegram.taps import Taps
 from adapters.telegram.webhook import WEBHOOK_PATH
 from bridge import (
     DEFAULT_LOCALE,
+    AdapterState,
     Capabilities,
     Delivery,
     DeliveryError,
@@ -36,7 +38,6 @@ from bridge import (
     InboundSink,
     MessageRef,
     Prompt,
-    QuestionId,
     Reminder,
     SurfaceId,
 )
@@ -49,7 +50,8 @@ TelegramApp = Application[Any, Any, Any, Any, Any, Any]
 class TelegramAdapter:
     platform = "telegram"
 
-    def __init__(self, config: TelegramConfig, token: str, webhook_secret: str | None) -> None:
+    def __init__(self, config: TelegramConfig, token: str, webhook_secret: str | None,
+                 state: AdapterState) -> None:
         self.config = config
         self._token = token
         self._webhook_secret = webhook_secret
@@ -61,8 +63,7 @@ class TelegramAdapter:
         self._connecting: asyncio.Task[None] | None = None
         self._want_poll = False
         """Set while this replica leads (LongConnection): only the leader polls getUpdates."""
-        self._bound: dict[tuple[int | str, int], QuestionId] = {}
-        """Our force-reply asks and follow-ups (chat, message id) → the question a reply answers."""
+        self.bindings = Bindings(state)
         self.taps = Taps(self)
 
     # contract ----------------------------------------------------------------------------
@@ -141,7 +142,7 @@ class TelegramAdapter:
         return MessageRef(inbound.message_ref(chat, sent.message_id))
 
     async def finalize(self, delivery: Delivery, final: Finalization) -> None:
-        self._bound = {k: q for k, q in self._bound.items() if q != delivery.question_id}
+        self.bindings.forget(delivery.question_id)
         self.taps.forget(delivery.question_id)
         if delivery.message_ref is None:
             return
@@ -267,7 +268,7 @@ class TelegramAdapter:
         reply_to: str | None = None
         if said.reply_to_message_id is not None and said.reply_to_bot:
             key = (said.where.chat_id, said.reply_to_message_id)
-            reply_to = self._bound.get(key) or inbound.message_ref(*key)
+            reply_to = await self.bindings.get(key) or inbound.message_ref(*key)
         event = inbound.text_event(said, self.config.answerers, reply_to)
         if event is None:
             return
@@ -276,10 +277,6 @@ class TelegramAdapter:
                  accepted=reply.accepted, question_id=reply.question_id)
         await self._reply(said, reply)
 
-    def bind(self, key: tuple[int | str, int], question_id: QuestionId) -> None:
-        """A reply to our message `key` answers `question_id`."""
-        self._bound[key] = question_id
-
     async def _reply(self, said: inbound.Said, reply: InboundReply) -> None:
         if reply.handled and reply.text:
             sent = await self.send(self.bot(), said.where.chat_id, said.where.thread_id,
@@ -287,7 +284,7 @@ class TelegramAdapter:
                                     reply_parameters=ReplyParameters(
                                         said.message_id, allow_sending_without_reply=True))
             if reply.question_id and not reply.ended:  # "Still needed …": a reply to it counts
-                self._bound[(said.where.chat_id, sent.message_id)] = reply.question_id
+                await self.bindings.bind((said.where.chat_id, sent.message_id), reply.question_id)
 
     async def _on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         error = context.error

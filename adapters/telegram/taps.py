@@ -149,7 +149,7 @@ class Taps:
             self.own_words[key] = OwnWords(question_id, prompt.questions[step].id,
                                            (where.chat_id, native_step[0]), step)
         else:
-            self.adapter.bind(key, question_id)
+            await self.adapter.bindings.bind(key, question_id)
 
     def own_words_event(self, said: inbound.Said) -> tuple[AnswerSubmitted, OwnWords] | None:
         """A reply to a per-question force-reply: that question's own words, kept as partial."""

@@ -222,3 +222,19 @@ async def test_other_in_a_group_is_addressed_to_the_person(tg: Tg, fake: FakeTel
         result = await client.result(qid, wait=10)
         assert result is not None
         assert result.to_json() == answered("deploy_target", "after lunch")
+
+
+async def test_a_reply_to_an_old_force_reply_answers_after_a_restart(
+        tg: Tg, fake: FakeTelegram) -> None:
+    async with running(tg.config(DM["id"]), tg.env) as r, r.client() as client:
+        qid = (await client.create(deploy()))["id"]
+        prompt = await fake.sent(DM["id"], keyboard)
+        await delivered(r, DM["id"])
+        await fake.tap(prompt, OWNER, "Other…")
+        force_key = await fake.wait_for(lambda: next(
+            (k for k, m in fake.markups.items() if m.get("force_reply")), None))
+    async with running(tg.config(DM["id"]), tg.env) as r, r.client() as client:
+        await fake.say(DM, OWNER, "deploy to the moon", reply_to=fake.messages[force_key])
+        result = await client.result(qid, wait=10)
+        assert result is not None
+        assert result.to_json() == answered("deploy_target", "deploy to the moon")
