@@ -22,7 +22,7 @@ from bridge.native import (
     SelectionChanged,
     SubmitPressed,
 )
-from bridge.parsing import Parsed, Skip, parse_answer, parse_reply
+from bridge.parsing import Parsed, Picked, Refused, Skip, parse_answer, parse_reply
 from bridge.rendering import OTHER_BUTTON, SKIP_BUTTON, prompt_text
 from bridge.security import SIGNATURE_HEADER, sign, verify_signature
 from bridge.types import (
@@ -97,10 +97,12 @@ __all__ = [
     "NativeQuestion",
     "Observer",
     "Parsed",
+    "Picked",
     "Problem",
     "Prompt",
     "PromptQuestion",
     "QuestionId",
+    "Refused",
     "Reminder",
     "Reminding",
     "SelectionChanged",

@@ -74,7 +74,21 @@ def _choose_one_message(question: Question, locale: str) -> str:
               "1 to {count}, the option text, or your own words.", count=len(question.options))
 
 
-def _one_pick(question: Question, text: str, locale: str) -> list[str] | str | None:
+@dataclass(frozen=True, slots=True)
+class Picked:
+    """One question's answer read from text: canonical labels, or the person's own words."""
+
+    answers: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """Text that cannot stand as the answer; `message` tells the person what to send instead."""
+
+    message: str
+
+
+def _one_pick(question: Question, text: str, locale: str) -> Picked | Refused | None:
     """A list reply (`1,2`, `staging and production`) to a single-select question.
 
     One distinct pick (`1, 1`) is that option; several are refused (choose one); None when the
@@ -85,8 +99,8 @@ def _one_pick(question: Question, text: str, locale: str) -> list[str] | str | N
         return None
     chosen, bad = split
     if len(set(chosen)) == 1 and not bad:
-        return [question.options[chosen[0]].label]
-    return _choose_one_message(question, locale)
+        return Picked([question.options[chosen[0]].label])
+    return Refused(_choose_one_message(question, locale))
 
 
 def _split_choices(question: Question, text: str) -> tuple[list[int], list[int]] | None:
@@ -118,33 +132,32 @@ def _split_choices(question: Question, text: str) -> tuple[list[int], list[int]]
     return (chosen, bad) if chosen or bad else None
 
 
-def parse_answer(question: Question, text: str, locale: str = DEFAULT_LOCALE) -> list[str] | str:
-    """One question's answer from text: its labels, or the free text; a str result is a problem
-    (written in `locale`)."""
+def parse_answer(question: Question, text: str, locale: str = DEFAULT_LOCALE) -> Picked | Refused:
+    """One question's answer from text: its labels, or the free text; or why not (in `locale`)."""
     text = text.strip()
     if not text:
-        return tr(locale, "The reply was empty: reply with a number, the option text, or your "
-                  "own words.")
+        return Refused(tr(locale, "The reply was empty: reply with a number, the option text, "
+                          "or your own words."))
     labels = [o.label for o in question.options]
     index = _match_label(question, text)
     if index is not None:
-        return [labels[index]]
+        return Picked([labels[index]])
     if not question.multi_select:
         number = _NUMBER.match(text)
         if number:
             value = int(number.group(1))
             if 1 <= value <= len(labels):
-                return [labels[value - 1]]
-            return _range_message(question, value, locale)
-        return _one_pick(question, text, locale) or [text]
+                return Picked([labels[value - 1]])
+            return Refused(_range_message(question, value, locale))
+        return _one_pick(question, text, locale) or Picked([text])
     split = _split_choices(question, text)
     if split is None:
-        return [text]
+        return Picked([text])
     chosen, bad = split
     if bad:
-        return _range_message(question, bad[0] + 1, locale)
+        return Refused(_range_message(question, bad[0] + 1, locale))
     picked = set(chosen)
-    return [label for i, label in enumerate(labels) if i in picked]
+    return Picked([label for i, label in enumerate(labels) if i in picked])
 
 
 def _key_index(questions: list[Question], key: str) -> int | None:
@@ -209,9 +222,9 @@ def parse_reply(
         keyed = _keyed_line(questions, text) if "\n" not in text.strip() else None
         value = keyed[1] if keyed else text
         answer = parse_answer(q, value, locale)
-        if isinstance(answer, str):
-            return Parsed(problems={q.id: answer})
-        return Parsed(answers={q.id: answer})
+        if isinstance(answer, Refused):
+            return Parsed(problems={q.id: answer.message})
+        return Parsed(answers={q.id: answer.answers})
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     missing = [i for i, q in enumerate(questions) if q.id not in already]
     placed, unplaced = _place_lines(questions, lines, missing or list(range(len(questions))),
@@ -223,8 +236,8 @@ def parse_reply(
         if is_skip(value):
             return Skip()
         answer = parse_answer(q, value, locale)
-        if isinstance(answer, str):
-            problems[q.id] = answer
+        if isinstance(answer, Refused):
+            problems[q.id] = answer.message
         else:
-            answers[q.id] = answer
+            answers[q.id] = answer.answers
     return Parsed(answers=answers, problems=problems, unplaced=unplaced)
