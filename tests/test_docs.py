@@ -11,6 +11,7 @@ import pytest
 from pydantic import BaseModel, TypeAdapter
 
 from adapters.discord.config import DiscordConfig
+from adapters.matrix.config import MatrixConfig
 from adapters.slack.config import SlackConfig
 from adapters.telegram.config import TelegramConfig
 from adapters.webhook.config import WebhookChannelConfig
@@ -22,6 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 GUIDES = [ROOT / "docs" / f"{name}.md" for name in ("telegram", "discord", "slack", "deploy")]
 SECTIONS: dict[str, Any] = {"telegram": TelegramConfig, "discord": DiscordConfig,
+                            "matrix": MatrixConfig,
                             "slack": SlackConfig, "webhooks": dict[str, WebhookChannelConfig]}
 
 
