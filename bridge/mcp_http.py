@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
+import anyio
 import structlog
 from mcp.server.lowlevel.server import request_ctx
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -100,6 +102,21 @@ class BrokerAsker:
         await asyncio.sleep(self.grace)
 
 
+class _ClientGone(logging.Filter):
+    """The SDK logs a client that closed its stream as an error with a traceback; it is not one:
+    say so in one structured line instead."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, anyio.ClosedResourceError | anyio.BrokenResourceError):
+            log.info("mcp_stream_closed", where=record.getMessage())
+            return False
+        return True
+
+
+_CLIENT_GONE = _ClientGone()
+
+
 def mcp_mount(
     bridge: Bridge, tokens: dict[str, str], interval: float = PROGRESS_SECONDS,
     grace: float = GRACE_SECONDS,
@@ -110,6 +127,9 @@ def mcp_mount(
         agent, session = _current.get()
         return BrokerAsker(bridge, agent, session, interval, grace)
 
+    sdk_log = logging.getLogger("mcp.server.streamable_http")
+    if _CLIENT_GONE not in sdk_log.filters:
+        sdk_log.addFilter(_CLIENT_GONE)
     # Stateful sessions, so that a client's notifications/cancelled reaches the waiting call.
     manager = StreamableHTTPSessionManager(build_server(asker_for), stateless=False,
                                            json_response=False)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
@@ -253,3 +254,28 @@ async def test_stdio_without_a_server_tells_the_model_what_to_do(tmp_path: Path)
     text = result.content[0].text  # type: ignore[union-attr]
     assert result.isError is True
     assert f"not reachable at {url}" in text and "askbridge serve" in text
+
+
+def test_a_client_closing_its_stream_is_one_line_not_a_traceback(
+        caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+
+    import anyio
+    from structlog.testing import capture_logs
+
+    from bridge.mcp_http import mcp_mount
+
+    mcp_mount(None, {})  # type: ignore[arg-type]  # installs the filter, as serving /mcp does
+    sdk = logging.getLogger("mcp.server.streamable_http")
+    with capture_logs() as said, caplog.at_level(logging.ERROR):
+        try:
+            raise anyio.ClosedResourceError
+        except anyio.ClosedResourceError:
+            sdk.exception("Error in standalone SSE writer")
+        try:
+            raise ValueError("a real bug")
+        except ValueError:
+            sdk.exception("Error in message router")
+    assert [r.getMessage() for r in caplog.records] == ["Error in message router"]
+    assert said == [{"event": "mcp_stream_closed", "where": "Error in standalone SSE writer",
+                     "log_level": "info"}]
