@@ -96,28 +96,25 @@ class Broker:
     async def start(self) -> None:
         """Recover after a restart: re-arm deadlines, expire overdue, finish interrupted work."""
         await self.store.listen(self._on_change)
-        pending = await self.store.pending_questions()
-        by_id = {r.id: r for r in pending}
+        # Deadlines only: parsing every stored request (~40 µs each) would delay serving by
+        # seconds with 10,000 pending; a recovered question is read on its first tap instead.
+        deadlines = await self.store.pending_deadlines()
         now = now_ms()
-        for record in pending:
-            if record.expires_at <= now:
-                await self.expire(record.id)
+        for question_id, expires_at in deadlines:
+            if expires_at <= now:
+                await self.expire(question_id)
             else:
-                self._arm(record)
-        surfaces: dict[QuestionId, set[SurfaceId]] = {}
+                self._arm_at(question_id, expires_at)
         for d in await self.store.pending_deliveries():
-            surfaces.setdefault(d.question_id, set()).add(d.surface)
-            owner = by_id.get(d.question_id)
-            if d.state == "sending" and owner is not None and owner.expires_at > now:
-                self.spawn(self.deliver_to(owner, d.surface, resend=True))
-        for record in pending:
-            if record.id in self._timers:  # still pending after the overdue ones expired
-                self._open[record.id] = (record, frozenset(surfaces.get(record.id, ())))
+            if d.state == "sending" and d.question_id in self._timers:
+                owner = await self.store.get_question(d.question_id)
+                if owner is not None and owner.pending:
+                    self.spawn(self.deliver_to(owner, d.surface, resend=True))
         for d in await self.store.unfinalized():
             self.spawn(self._finalize_one(d))
         self.reach.scheduler.add(await self.store.open_timers())  # overdue ones fire at once
         self.reach.scheduler.start()
-        log.info("broker_started", pending=len(pending))
+        log.info("broker_started", pending=len(deadlines))
 
     async def stop(self) -> None:
         """Leave pending questions pending; wait briefly for in-flight sends and edits."""
@@ -348,13 +345,16 @@ class Broker:
         await self._resolve(question_id, AskResult.no_answer("expired"), None)
 
     def _arm(self, record: QuestionRecord) -> None:
+        self._arm_at(record.id, record.expires_at)
+
+    def _arm_at(self, question_id: QuestionId, expires_at: int) -> None:
         loop = asyncio.get_running_loop()
-        delay = max(0.0, (record.expires_at - now_ms()) / 1000)
-        old = self._timers.pop(record.id, None)
+        delay = max(0.0, (expires_at - now_ms()) / 1000)
+        old = self._timers.pop(question_id, None)
         if old is not None:
             old.cancel()
-        self._timers[record.id] = loop.call_later(
-            delay, lambda: self.spawn(self.expire(record.id))
+        self._timers[question_id] = loop.call_later(
+            delay, lambda: self.spawn(self.expire(question_id))
         )
 
     async def resolve(

@@ -165,6 +165,11 @@ class Store(Protocol):
 
     async def pending_questions(self) -> list[QuestionRecord]: ...
 
+    async def pending_deadlines(self) -> list[tuple[QuestionId, int]]:
+        """(id, expires_at) of every pending question: restart arms its timers from these
+        without parsing 10,000 stored requests."""
+        ...
+
     async def pending_deliveries(self) -> list[DeliveryRecord]:
         """Every delivery of every pending question, in one read (restart)."""
         ...

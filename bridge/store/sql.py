@@ -273,6 +273,10 @@ class SqlStore(AdapterStateQueries, ReachQueries, OutboxQueries):
                                 "WHERE status = 'pending' ORDER BY expires_at")
         return [row_to_question(r) for r in rows]
 
+    async def pending_deadlines(self) -> list[tuple[QuestionId, int]]:
+        rows = await self._rows("SELECT id, expires_at FROM questions WHERE status = 'pending'")
+        return [(QuestionId(r[0]), int(r[1])) for r in rows]
+
     async def pending_deliveries(self) -> list[DeliveryRecord]:
         """Every delivery of every pending question (one query, for restart)."""
         rows = await self._rows(
