@@ -215,8 +215,11 @@ class Broker:
             raise NotFound(f"There is no agent named {name!r}.")
         return agent
 
-    async def ask(self, agent_name: str, session: str, request: AskRequest) -> QuestionRecord:
-        """Store the question with its deliveries, then send to every surface in the background."""
+    async def ask(self, agent_name: str, session: str, request: AskRequest, *,
+                  waiting: bool = True) -> QuestionRecord:
+        """Store the question with its deliveries, then send to every surface in the background.
+        `waiting`: the caller will wait for the end (its waiter is made now, so the wait needs
+        no read); a non-blocking ask leaves none behind for each of thousands pending."""
         agent = self.agent(agent_name)
         if agent.role != "main":
             raise Forbidden(
@@ -242,8 +245,8 @@ class Broker:
                 f"A question is already pending in session {session!r}; wait for its result "
                 "(or cancel it) before asking another."
             ) from None
-        outcome = self._waiters.setdefault(record.id, _Outcome())
-        outcome.fresh = True
+        if waiting:
+            self._waiters.setdefault(record.id, _Outcome()).fresh = True
         self._open[record.id] = (record, frozenset(surfaces))
         self._arm(record)
         if timers:

@@ -175,9 +175,10 @@ class Store(Protocol):
         ...
 
     async def pending_on_surface(
-        self, surface: SurfaceId, state: DeliveryState = "delivered"
+        self, surface: SurfaceId, state: DeliveryState = "delivered", limit: int | None = None
     ) -> list[QuestionRecord]:
-        """Pending questions whose delivery to `surface` is in `state`, oldest first."""
+        """Pending questions whose delivery to `surface` is in `state`, oldest first (at most
+        `limit`: a stray reply only needs to know whether there are none, one or several)."""
         ...
 
     async def find_delivery(
