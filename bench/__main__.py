@@ -58,7 +58,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--store-asks", type=int, default=3_000, help="commits per store run")
     p.add_argument("--fanout-asks", type=int, default=1_000, help="asks to 4 surfaces (CPU)")
     p.add_argument("--fanout-rounds", type=int, default=100, help="fan-out latency rounds")
-    p.add_argument("--replica-asks", type=int, default=2_000, help="asks per replica setup")
+    p.add_argument("--replica-asks", type=int, default=1_000, help="asks per replica setup")
     p.add_argument("--replica-rounds", type=int, default=60, help="answer rounds per setup")
     p.add_argument("--profile", type=Path, help="run askbridge under cProfile; .prof files here")
     p.add_argument("--keep", action="store_true", help="keep the temporary directory (logs, dbs)")
