@@ -9,6 +9,10 @@ Control routes (JSON):
                                          answerCallbackQuery) for tag T: {"t", "count"}; 404 on timeout
   POST /ctl/tap {token, tag, button}     queue a callback_query for that message: {"t": queued at}
   GET  /ctl/count?token=X&method=M       how many M calls the token made
+
+Also, for the fan-out benchmark: a Slack Web API (`/slack/api/<method>`, counted under token
+"slack") and a webhook gateway (`POST /hook`, counted under token "webhook", method "prompt"),
+both recording the first call whose body carries a tag.
 """
 
 from __future__ import annotations
@@ -57,6 +61,8 @@ class FakeBotApi:
     def app(self) -> web.Application:
         app = web.Application()
         app.router.add_route("*", "/bot{token}/{method}", self.api)
+        app.router.add_post("/slack/api/{method}", self.slack)
+        app.router.add_post("/hook", self.hook)
         app.router.add_get("/ctl/event", self.ctl_event)
         app.router.add_post("/ctl/tap", self.ctl_tap)
         app.router.add_get("/ctl/count", self.ctl_count)
@@ -128,6 +134,27 @@ class FakeBotApi:
             self.tag_of[(chat_id, message["message_id"])] = tag
             self._seen(tag, "sendMessage", t)
         return _ok(message)
+
+    async def slack(self, request: web.Request) -> web.Response:
+        t = time.monotonic_ns()
+        method = request.match_info["method"]
+        self.bots["slack"].counts[method] += 1
+        raw = await request.text()
+        found = TAG.search(raw)
+        self._seen(found.group(1) if found else None, f"slack:{method}", t)
+        self.next_message += 1
+        result: dict[str, Any] = {"ok": True, "channel": "C1", "ts": f"{self.next_message}.000100",
+                                  "user_id": "UBENCH", "user": "bench", "team": "bench",
+                                  "bot_id": "BBENCH", "team_id": "T1"}
+        return web.json_response(result)
+
+    async def hook(self, request: web.Request) -> web.Response:
+        t = time.monotonic_ns()
+        raw = await request.text()
+        self.bots["webhook"].counts["prompt"] += 1
+        found = TAG.search(raw)
+        self._seen(found.group(1) if found else None, "webhook", t)
+        return web.json_response({"ok": True})
 
     async def get_updates(self, bot: Bot, params: dict[str, Any]) -> web.Response:
         offset = int(params.get("offset") or 0)

@@ -18,7 +18,8 @@ AGENT_TOKEN = "bench-agent-token-0123456789abcdef"
 CHAT_ID = 777
 ROOT = Path(__file__).resolve().parent.parent
 TOKENS = {"askbridge": "111:bench-askbridge", "relay": "222:bench-relay",
-          "bare": "333:bench-bare", "scale": "444:bench-scale"}
+          "bare": "333:bench-bare", "scale": "444:bench-scale",
+          "fanout": "555:bench-fanout", "replicas": "666:bench-replicas"}
 
 
 def free_port() -> int:
@@ -122,13 +123,18 @@ def relay_proc(tmp: Path, fake_url: str) -> Proc:
 
 
 def askbridge_proc(tmp: Path, fake_url: str, token: str, name: str = "askbridge",
-                   profile: Path | None = None, agent_extra: str = "") -> Proc:
+                   profile: Path | None = None, agent_extra: str = "", *,
+                   surfaces: tuple[str, ...] = (f"telegram:{CHAT_ID}",), extra: str = "",
+                   store_url: str | None = None, web: bool = False) -> Proc:
     """`askbridge serve --config` with a Telegram surface pointed at the fake; `agent_extra`
-    is TOML appended to the agent's table (reminders, escalation tiers)."""
+    is TOML appended to the agent's table (reminders, escalation tiers), `extra` more sections
+    (Slack, webhooks); `store_url` a PostgreSQL store instead of SQLite."""
     port = free_port()
     data = tmp / name
     data.mkdir(parents=True, exist_ok=True)
     config = data / "askbridge.toml"
+    store = f'url = "{store_url}"' if store_url else f'path = "{data / "askbridge.db"}"'
+    listed = ", ".join(f'"{s}"' for s in surfaces)
     config.write_text(f"""\
 data_dir = "{data}"
 
@@ -137,25 +143,28 @@ host = "127.0.0.1"
 port = {port}
 
 [store]
-path = "{data / 'askbridge.db'}"
+{store}
 
 [web]
-enabled = false
+enabled = {"true" if web else "false"}
 
 [[agents]]
 name = "bench"
 token_env = "BENCH_AGENT_TOKEN"
 role = "main"
-surfaces = ["telegram:{CHAT_ID}"]
+surfaces = [{listed}]
 {agent_extra}
 [telegram]
 token_env = "BENCH_TELEGRAM_TOKEN"
 base_url = "{fake_url}/bot"
 poll_timeout = 5
-""")
+{extra}""")
     prefix = [sys.executable, "-m", "bridge"]
     if profile is not None:
         prefix = [sys.executable, "-m", "bench.profiled", str(profile)]
-    env = bench_env(BENCH_AGENT_TOKEN=AGENT_TOKEN, BENCH_TELEGRAM_TOKEN=token)
+    env = bench_env(BENCH_AGENT_TOKEN=AGENT_TOKEN, BENCH_TELEGRAM_TOKEN=token,
+                    ASKBRIDGE_WEB_TOKEN="bench-web-token-0123456789abcdef",
+                    BENCH_SLACK_BOT="xoxb-bench", BENCH_SLACK_SECRET="bench-slack-secret",
+                    BENCH_HOOK_SECRET="bench-hook-secret-0123456789")
     return Proc(name, [*prefix, "serve", "--config", str(config)], port,
                 data / "serve.log", env)

@@ -58,10 +58,11 @@ async def ask_many(http: aiohttp.ClientSession, proc: Proc, prefix: str, n: int,
     return ids, await pool(n, concurrency, one)
 
 
-async def wait_count(fake: Fake, method: str, at_least: int, timeout: float) -> float:
+async def wait_count(fake: Fake, method: str, at_least: int, timeout: float,
+                     token: str = TOKENS["scale"]) -> float:
     began = time.monotonic()
     while time.monotonic() - began < timeout:
-        if await fake.count(TOKENS["scale"], method) >= at_least:
+        if await fake.count(token, method) >= at_least:
             return time.monotonic() - began
         await asyncio.sleep(0.05)
     raise RuntimeError(f"the fake saw fewer than {at_least} {method} calls in {timeout} s")

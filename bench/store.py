@@ -13,12 +13,19 @@ import aiosqlite
 from bench.latency import ask_body
 from bench.scale import pool
 from bridge.broker import new_question_id
-from bridge.contract import parse_ask_request
+from bridge.contract import AskRequest, parse_ask_request
 from bridge.store.records import QuestionRecord, now_ms
 from bridge.store.sqlite import SqliteStore
 from bridge.types import AgentName, SessionKey, SurfaceId
 
 PRAGMAS = ("journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON", "busy_timeout=5000")
+
+
+def ask_record(request: AskRequest, i: int) -> QuestionRecord:
+    created = now_ms()
+    return QuestionRecord(id=new_question_id(), agent=AgentName("bench"),
+                          session=SessionKey(f"s{i}"), request=request, status="pending",
+                          created_at=created, expires_at=created + 900_000)
 
 
 async def askbridge_store(path: Path, n: int, concurrency: int) -> float:
@@ -28,11 +35,7 @@ async def askbridge_store(path: Path, n: int, concurrency: int) -> float:
     surfaces = [SurfaceId("telegram:777")]
 
     async def ask(i: int) -> None:
-        created = now_ms()
-        await store.create_question(QuestionRecord(
-            id=new_question_id(), agent=AgentName("bench"), session=SessionKey(f"s{i}"),
-            request=request, status="pending", created_at=created,
-            expires_at=created + 900_000), surfaces)
+        await store.create_question(ask_record(request, i), surfaces)
 
     try:
         return n / await pool(n, concurrency, ask)

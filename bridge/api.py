@@ -151,7 +151,7 @@ def build_router(broker: Broker, auth: Auth) -> APIRouter:
     async def create(request: Request, session: str) -> JSONResponse:
         agent = auth.agent(request)
         check_session(session)
-        record = await broker.ask(agent.name, session, await read_ask(request))
+        record = await broker.ask(agent.name, session, await read_ask(request), waiting=False)
         return JSONResponse({"id": record.id, "status": record.status,
                              "expiresAt": iso(record.expires_at)}, status_code=202)
 

@@ -99,23 +99,20 @@ class Broker:
     async def start(self) -> None:
         """Recover after a restart: re-arm deadlines, expire overdue, finish interrupted work."""
         await self.store.listen(self._on_change)
-        pending = await self.store.pending_questions()
-        by_id = {r.id: r for r in pending}
+        # Deadlines only: parsing every stored request (~40 µs each) would delay serving by
+        # seconds with 10,000 pending; a recovered question is read on its first tap instead.
+        deadlines = await self.store.pending_deadlines()
         now = now_ms()
-        for record in pending:
-            if record.expires_at <= now:
-                await self.expire(record.id)
+        for question_id, expires_at in deadlines:
+            if expires_at <= now:
+                await self.expire(question_id)
             else:
-                self._arm(record)
-        surfaces: dict[QuestionId, set[SurfaceId]] = {}
+                self._arm_at(question_id, expires_at)
         for d in await self.store.pending_deliveries():
-            surfaces.setdefault(d.question_id, set()).add(d.surface)
-            owner = by_id.get(d.question_id)
-            if d.state == "sending" and owner is not None and owner.expires_at > now:
-                self.spawn(self.deliver_to(owner, d.surface, resend=True))
-        for record in pending:
-            if record.id in self._timers:  # still pending after the overdue ones expired
-                self._open[record.id] = (record, frozenset(surfaces.get(record.id, ())))
+            if d.state == "sending" and d.question_id in self._timers:
+                owner = await self.store.get_question(d.question_id)
+                if owner is not None and owner.pending:
+                    self.spawn(self.deliver_to(owner, d.surface, resend=True))
         if self.store.shared:  # replicas: a dead one's claims lapse; look again now and then
             self._sweeper = asyncio.create_task(self._sweep_finalizations())
         else:  # one process: whoever claimed an edit before this start is gone
@@ -124,7 +121,7 @@ class Broker:
             self.spawn(self._finalize_one(d))
         self.reach.scheduler.add(await self.store.open_timers())  # overdue ones fire at once
         self.reach.scheduler.start()
-        log.info("broker_started", pending=len(pending))
+        log.info("broker_started", pending=len(deadlines))
 
     async def stop(self) -> None:
         """Leave pending questions pending; wait briefly for in-flight sends and edits."""
@@ -228,8 +225,11 @@ class Broker:
             raise NotFound(f"There is no agent named {name!r}.")
         return agent
 
-    async def ask(self, agent_name: str, session: str, request: AskRequest) -> QuestionRecord:
-        """Store the question with its deliveries, then send to every surface in the background."""
+    async def ask(self, agent_name: str, session: str, request: AskRequest, *,
+                  waiting: bool = True) -> QuestionRecord:
+        """Store the question with its deliveries, then send to every surface in the background.
+        `waiting`: the caller will wait for the end (its waiter is made now, so the wait needs
+        no read); a non-blocking ask leaves none behind for each of thousands pending."""
         agent = self.agent(agent_name)
         if agent.role != "main":
             raise Forbidden(
@@ -255,8 +255,8 @@ class Broker:
                 f"A question is already pending in session {session!r}; wait for its result "
                 "(or cancel it) before asking another."
             ) from None
-        outcome = self._waiters.setdefault(record.id, _Outcome())
-        outcome.fresh = True
+        if waiting:
+            self._waiters.setdefault(record.id, _Outcome()).fresh = True
         self._open[record.id] = (record, frozenset(surfaces))
         self._arm(record)
         if timers:
@@ -358,13 +358,16 @@ class Broker:
         await self._resolve(question_id, AskResult.no_answer("expired"), None)
 
     def _arm(self, record: QuestionRecord) -> None:
+        self._arm_at(record.id, record.expires_at)
+
+    def _arm_at(self, question_id: QuestionId, expires_at: int) -> None:
         loop = asyncio.get_running_loop()
-        delay = max(0.0, (record.expires_at - now_ms()) / 1000)
-        old = self._timers.pop(record.id, None)
+        delay = max(0.0, (expires_at - now_ms()) / 1000)
+        old = self._timers.pop(question_id, None)
         if old is not None:
             old.cancel()
-        self._timers[record.id] = loop.call_later(
-            delay, lambda: self.spawn(self.expire(record.id))
+        self._timers[question_id] = loop.call_later(
+            delay, lambda: self.spawn(self.expire(question_id))
         )
 
     async def resolve(

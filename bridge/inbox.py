@@ -194,7 +194,7 @@ class Inbox:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + patience
         waited = False
-        while await self.store.pending_on_surface(event.surface, "sending"):
+        while await self.store.pending_on_surface(event.surface, "sending", limit=1):
             if loop.time() > deadline:
                 break
             waited = True
@@ -204,7 +204,7 @@ class Inbox:
     async def _find_target(self, event: TextReceived) -> QuestionRecord | InboundReply:
         if event.reply_to:
             return await self._replied(event)
-        candidates = await self.store.pending_on_surface(event.surface)
+        candidates = await self.store.pending_on_surface(event.surface, limit=2)
         if not candidates:
             return InboundReply(handled=False)
         if len(candidates) > 1:

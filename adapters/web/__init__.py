@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
-from adapters.web.adapter import WebAdapter
+from typing import TYPE_CHECKING
+
 from adapters.web.config import WebConfig
 from bridge import AdapterContext, AdapterPlugin, ConfigError, adapter_section
+
+if TYPE_CHECKING:  # aiohttp and pywebpush load only when the UI is enabled (faster restarts)
+    from adapters.web.adapter import WebAdapter
 
 
 def create(ctx: AdapterContext) -> WebAdapter | None:
     config = adapter_section(ctx, "web", WebConfig) or WebConfig()
     if not config.enabled:
         return None
+    from adapters.web.adapter import WebAdapter
+
     token = ctx.env.get(config.token_env, "")
     if not token:
         raise ConfigError(
@@ -22,4 +28,4 @@ def create(ctx: AdapterContext) -> WebAdapter | None:
 
 plugin = AdapterPlugin(platform="web", create=create, sections=())
 
-__all__ = ["WebAdapter", "WebConfig", "plugin"]
+__all__ = ["WebConfig", "plugin"]

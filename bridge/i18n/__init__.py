@@ -70,7 +70,16 @@ Locale = Annotated[str, AfterValidator(check_locale)]
 
 def time_of_day(locale: str, at: datetime) -> str:
     """A time of day (UTC) in the locale's own form: `2:30 PM`, `14.30`."""
-    text = str(format_time(at.astimezone(UTC), "short", tzinfo=UTC, locale=locale))
+    utc = at.astimezone(UTC)
+    return _short_time(locale, utc.hour, utc.minute)
+
+
+@functools.lru_cache(maxsize=4096)
+def _short_time(locale: str, hour: int, minute: int) -> str:
+    """Babel's formatting costs ~0.1 ms and every prompt shows one or two times; the short
+    form depends only on the hour and minute, so each is formatted once per locale."""
+    at = datetime(2000, 1, 1, hour, minute, tzinfo=UTC)
+    text = str(format_time(at, "short", tzinfo=UTC, locale=locale))
     return text.replace("\u202f", " ")  # CLDR's narrow space before AM/PM: plain text channels
 
 

@@ -177,14 +177,20 @@ class Store(Protocol):
 
     async def pending_questions(self) -> list[QuestionRecord]: ...
 
+    async def pending_deadlines(self) -> list[tuple[QuestionId, int]]:
+        """(id, expires_at) of every pending question: restart arms its timers from these
+        without parsing 10,000 stored requests."""
+        ...
+
     async def pending_deliveries(self) -> list[DeliveryRecord]:
         """Every delivery of every pending question, in one read (restart)."""
         ...
 
     async def pending_on_surface(
-        self, surface: SurfaceId, state: DeliveryState = "delivered"
+        self, surface: SurfaceId, state: DeliveryState = "delivered", limit: int | None = None
     ) -> list[QuestionRecord]:
-        """Pending questions whose delivery to `surface` is in `state`, oldest first."""
+        """Pending questions whose delivery to `surface` is in `state`, oldest first (at most
+        `limit`: a stray reply only needs to know whether there are none, one or several)."""
         ...
 
     async def find_delivery(

@@ -290,6 +290,10 @@ class SqlStore(AdapterStateQueries, ReachQueries, OutboxQueries):
                                 "WHERE status = 'pending' ORDER BY expires_at")
         return [row_to_question(r) for r in rows]
 
+    async def pending_deadlines(self) -> list[tuple[QuestionId, int]]:
+        rows = await self._rows("SELECT id, expires_at FROM questions WHERE status = 'pending'")
+        return [(QuestionId(r[0]), int(r[1])) for r in rows]
+
     async def pending_deliveries(self) -> list[DeliveryRecord]:
         """Every delivery of every pending question (one query, for restart)."""
         rows = await self._rows(
@@ -298,12 +302,13 @@ class SqlStore(AdapterStateQueries, ReachQueries, OutboxQueries):
         return [row_to_delivery(r) for r in rows]
 
     async def pending_on_surface(
-        self, surface: SurfaceId, state: DeliveryState = "delivered"
+        self, surface: SurfaceId, state: DeliveryState = "delivered", limit: int | None = None
     ) -> list[QuestionRecord]:
         rows = await self._rows(
             f"SELECT {_Q_COLUMNS} FROM questions q JOIN deliveries d ON d.question_id = q.id "
             "WHERE q.status = 'pending' AND d.surface = ? AND d.state = ? "
-            "ORDER BY q.created_at, q.id", (surface, state))
+            "ORDER BY q.created_at, q.id" + (" LIMIT ?" if limit else ""),
+            (surface, state, limit) if limit else (surface, state))
         return [row_to_question(r) for r in rows]
 
     async def find_delivery(
