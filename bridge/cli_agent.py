@@ -12,7 +12,6 @@ from typing import Any
 
 import httpx
 
-from bridge.backoff import backoff
 from bridge.client import DEFAULT_URL, AskClient, AskError, NoToken, unreachable
 from bridge.i18n import tr
 
@@ -72,20 +71,6 @@ def question_from_args(args: argparse.Namespace) -> dict[str, Any]:
     return body
 
 
-async def _pending_ids(client: AskClient) -> set[str]:
-    return {str(q["id"]) for q in await client.timeline(limit=20) if q["status"] == "pending"}
-
-
-async def _announce(client: AskClient, before: set[str]) -> None:
-    """Say on stderr which question the blocking ask made, once the server lists it."""
-    async for _ in backoff(0.1, 1.0, tries=30):
-        new = await _pending_ids(client) - before
-        if new:
-            say("ask", tr("en", "asked {id}; waiting for the answer (Ctrl-C cancels it)…",
-                          id=min(new)))
-            return
-
-
 def cmd_ask(args: argparse.Namespace) -> int:
     try:
         body = question_from_args(args)
@@ -94,13 +79,11 @@ def cmd_ask(args: argparse.Namespace) -> int:
         return EXIT_USAGE
 
     async def ask(client: AskClient) -> int:
-        before = await _pending_ids(client)  # also checks the server and the token first
-        asking = asyncio.create_task(client.ask(body))
-        announcing = asyncio.create_task(_announce(client, before))
-        try:
-            result = await asking
-        finally:
-            announcing.cancel()
+        # Asked without blocking, so its id is known at once; then long-polled (Ctrl-C cancels).
+        created = await client.create(body)
+        say("ask", tr("en", "asked {id}; waiting for the answer (Ctrl-C cancels it)…",
+                      id=created["id"]))
+        result = await client.wait(str(created["id"]))
         print(json.dumps(result.to_json()))
         return EXIT_ANSWERED if result.status == "answered" else EXIT_NO_ANSWER
 

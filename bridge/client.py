@@ -131,13 +131,14 @@ class AskClient:
         path = f"/v1/sessions/{session or self.session}/ask"
         response = await self._http.request("POST", path, json=body)
         if response.status_code == 503 and "id" in _json(response):
-            return await self._ride_out(str(_json(response)["id"]))
+            return await self.wait(str(_json(response)["id"]))
         if response.status_code >= 400:
             _raise(response)
         return AskResult.model_validate(response.json())
 
-    async def _ride_out(self, question_id: str, patience: float = 120.0) -> AskResult:
-        """Long-poll the result through a restart; cancelling this call cancels the question."""
+    async def wait(self, question_id: str, patience: float = 120.0) -> AskResult:
+        """Long-poll until the question ends, riding out a server restart (down at most
+        `patience` seconds); cancelling this call cancels the question."""
         loop = asyncio.get_running_loop()
         down_since: float | None = None
         try:

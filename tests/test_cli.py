@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import signal
 import socket
 import sys
@@ -239,3 +240,26 @@ async def test_status_and_cancel_by_id(tmp_path: Path) -> None:
         assert json.loads(out)["status"] == "no_answer" and json.loads(out)["reason"] == "cancelled"
         code, _, err = await run(tmp_path, "status", "q_nope", ASKBRIDGE_URL=url)
         assert code == 2 and "no question" in err.lower()
+
+
+async def test_ctrl_c_on_a_waiting_ask_cancels_its_question(tmp_path: Path) -> None:
+    from bridge.client import AskClient
+
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    async with serve(tmp_path, port):
+        asking = await asyncio.create_subprocess_exec(
+            *ASKBRIDGE, "ask", "Go?", "-o", "A", "-o", "B", cwd=tmp_path,
+            env=clean_env(ASKBRIDGE_URL=url), stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE)
+        assert asking.stderr is not None
+        said = (await asyncio.wait_for(asking.stderr.readline(), 30)).decode()
+        qid = re.search(r"asked (q_\w+)", said)
+        assert qid, said  # the id comes at once, before any answer
+        asking.send_signal(signal.SIGINT)
+        await asyncio.wait_for(asking.communicate(), 20)
+        assert asking.returncode == 3
+        token = json.loads((tmp_path / ".askbridge" / "credentials.json").read_text())["agent_token"]
+        async with AskClient(url, token) as client:
+            view = await client.question(qid.group(1))
+        assert (view["status"], view.get("reason")) == ("no_answer", "cancelled")
