@@ -186,15 +186,16 @@ class Inbox:
         return found
 
     async def _settling(self, event: TextReceived, patience: float = 3.0) -> bool:
-        """Wait (briefly) while a prompt on this surface is sent but not yet recorded.
+        """Wait (briefly) while a prompt or reminder on this surface is sent but not recorded.
 
-        A person can reply within milliseconds of the platform showing the prompt, before the
-        broker has stored the message reference; such a reply must not be dropped.
+        A person can reply within milliseconds of the platform showing the message, before the
+        broker has stored its reference; such a reply must not be dropped.
         """
         loop = asyncio.get_running_loop()
         deadline = loop.time() + patience
         waited = False
-        while await self.store.pending_on_surface(event.surface, "sending", limit=1):
+        while event.surface in self.broker.reach.in_flight or await self.store.pending_on_surface(
+                event.surface, "sending", limit=1):
             if loop.time() > deadline:
                 break
             waited = True

@@ -101,6 +101,8 @@ class Reach:
         self.broker = broker
         self.store = broker.store
         self.scheduler = Scheduler(self.fire, broker.spawn)
+        self.in_flight: dict[SurfaceId, int] = {}
+        """Reminders sent but not yet recorded, per surface: a reply to one may beat its record."""
 
     async def fire(self, timer: TimerRecord) -> None:
         """Send one due timer, if its question is still pending and before the deadline;
@@ -131,9 +133,11 @@ class Reach:
             return False
         prompt = self.broker.prompt_for_surface(record, surface)
         reminder = Reminder(prompt=prompt, text=reminder_text(prompt), number=number)
+        self.in_flight[surface] = self.in_flight.get(surface, 0) + 1
         try:
             async with asyncio.timeout(self.broker.delivery_timeout):
                 posted = await adapter.remind(Delivery(record.id, surface, ref), reminder)
+            await self.store.note_reminder(record.id, surface, posted)
         except (DeliveryError, TimeoutError) as exc:
             log.warning("reminder_failed", question_id=record.id, surface=surface,
                         error=str(exc) or type(exc).__name__)
@@ -143,7 +147,10 @@ class Reach:
             log.warning("reminder_failed", question_id=record.id, surface=surface,
                         error=type(exc).__name__)
             return False
-        await self.store.note_reminder(record.id, surface, posted)
+        finally:
+            self.in_flight[surface] -= 1
+            if not self.in_flight[surface]:
+                del self.in_flight[surface]
         return True
 
     async def _escalate(self, record: QuestionRecord, tier: int) -> None:
