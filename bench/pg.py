@@ -10,11 +10,10 @@ import asyncpg
 
 from bench.latency import ask_body
 from bench.scale import pool
-from bench.store import ask_record
+from bench.store import asks_per_second
 from bridge.broker import new_question_id
 from bridge.contract import parse_ask_request
 from bridge.store.postgres import PostgresStore
-from bridge.types import SurfaceId
 
 SERVER = os.environ.get("BENCH_PG", "postgresql://postgres@127.0.0.1:5432")
 
@@ -34,18 +33,7 @@ async def scratch_db(name: str) -> AsyncIterator[str]:
 
 
 async def askbridge_pg(url: str, n: int, concurrency: int) -> float:
-    store = PostgresStore(url, max_size=max(1, concurrency))
-    await store.open()
-    request = parse_ask_request(ask_body("store"))
-    surfaces = [SurfaceId("telegram:777")]
-
-    async def ask(i: int) -> None:
-        await store.create_question(ask_record(request, i), surfaces)
-
-    try:
-        return n / await pool(n, concurrency, ask)
-    finally:
-        await store.close()
+    return await asks_per_second(PostgresStore(url, max_size=max(1, concurrency)), n, concurrency)
 
 
 async def bare_asyncpg(url: str, n: int, concurrency: int) -> float:

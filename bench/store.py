@@ -14,7 +14,7 @@ from bench.latency import ask_body
 from bench.scale import pool
 from bridge.broker import new_question_id
 from bridge.contract import AskRequest, parse_ask_request
-from bridge.store.records import QuestionRecord, now_ms
+from bridge.store.records import QuestionRecord, Store, now_ms
 from bridge.store.sqlite import SqliteStore
 from bridge.types import AgentName, SessionKey, SurfaceId
 
@@ -29,7 +29,11 @@ def ask_record(request: AskRequest, i: int) -> QuestionRecord:
 
 
 async def askbridge_store(path: Path, n: int, concurrency: int) -> float:
-    store = SqliteStore(str(path))
+    return await asks_per_second(SqliteStore(str(path)), n, concurrency)
+
+
+async def asks_per_second(store: Store, n: int, concurrency: int) -> float:
+    """`create_question` (question row + delivery row, one commit) per second on `store`."""
     await store.open()
     request = parse_ask_request(ask_body("store"))
     surfaces = [SurfaceId("telegram:777")]
