@@ -14,11 +14,11 @@ from bridge.config import AgentConfig
 from bridge.contract import AskRequest, AskResult
 from bridge.errors import Conflict, Forbidden, NotFound
 from bridge.i18n import DEFAULT_LOCALE
+from bridge.outbound import Outbound
 from bridge.reach import Reach, plan
-from bridge.rendering import build_prompt, final_kind, status_line, summary
+from bridge.rendering import build_prompt, summary
 from bridge.store.records import (
     AnsweredBy,
-    DeliveryRecord,
     PendingConflict,
     QuestionRecord,
     Resolution,
@@ -28,10 +28,6 @@ from bridge.store.records import (
 from bridge.types import (
     Adapter,
     AgentName,
-    Delivery,
-    DeliveryError,
-    Finalization,
-    MessageRef,
     Prompt,
     QuestionId,
     SessionKey,
@@ -41,8 +37,6 @@ from bridge.types import (
 
 log = structlog.get_logger("askbridge.broker")
 _ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"
-FINALIZE_LEASE_MS = 60_000
-"""A claimed edit not done within this is another's to make (its claimer died mid-edit)."""
 
 
 class _Outcome(asyncio.Event):
@@ -92,6 +86,7 @@ class Broker:
         self.listeners: list[Callable[[str, QuestionId], None]] = []
         """Told the same, but only of changes made by this process (event hooks: once each)."""
         self.reach = Reach(self)
+        self.outbound = Outbound(self)
         self._sweeper: asyncio.Task[None] | None = None
 
     # lifecycle ---------------------------------------------------------------------------
@@ -112,13 +107,13 @@ class Broker:
             if d.state == "sending" and d.question_id in self._timers:
                 owner = await self.store.get_question(d.question_id)
                 if owner is not None and owner.pending:
-                    self.spawn(self.deliver_to(owner, d.surface, resend=True))
+                    self.spawn(self.outbound.deliver_to(owner, d.surface, resend=True))
         if self.store.shared:  # replicas: a dead one's claims lapse; look again now and then
-            self._sweeper = asyncio.create_task(self._sweep_finalizations())
+            self._sweeper = asyncio.create_task(self.outbound.sweep())
         else:  # one process: whoever claimed an edit before this start is gone
             await self.store.release_finalization_claims()
         for d in await self.store.unfinalized():
-            self.spawn(self._finalize_one(d))
+            self.spawn(self.outbound.finalize_one(d))
         self.reach.scheduler.add(await self.store.open_timers())  # overdue ones fire at once
         self.reach.scheduler.start()
         log.info("broker_started", pending=len(deadlines))
@@ -186,6 +181,10 @@ class Broker:
         if cached is not None and surface in cached[1]:
             return True  # not in the cache: maybe an escalation tier another replica sent
         return any(d.surface == surface for d in await self.store.deliveries(question_id))
+
+    def known_pending(self, question_id: QuestionId) -> bool:
+        """Asked here and not ended here (a hint: with replicas only the store knows)."""
+        return question_id in self._open
 
     def add_surfaces(self, question_id: QuestionId, surfaces: list[SurfaceId]) -> None:
         """An escalation tier added surfaces: they may answer from now on."""
@@ -264,43 +263,8 @@ class Broker:
         log.info("question_created", question_id=record.id, agent=agent.name, session=session,
                  surfaces=len(surfaces))
         self.emit("created", record.id)
-        self.spawn(self._deliver_all(record, surfaces))
+        self.spawn(self.outbound.deliver_all(record, surfaces))
         return record
-
-    async def _deliver_all(self, record: QuestionRecord, surfaces: list[SurfaceId]) -> None:
-        if len(surfaces) == 1:  # no gather: its task would cost a loop turn before the send
-            results = [await self.deliver_to(record, surfaces[0])]
-        else:
-            results = await asyncio.gather(*(self.deliver_to(record, s) for s in surfaces))
-        if not any(results):
-            await self._resolve(record.id, AskResult.no_answer("undelivered"), None)
-
-    async def deliver_to(self, record: QuestionRecord, surface: SurfaceId, resend: bool = False) -> bool:
-        adapter = self.adapters.get(surface_platform(surface))
-        if adapter is None:
-            await self._delivery_failed(record, surface, f"no {surface_platform(surface)} "
-                                        "adapter is configured for this surface")
-            return False
-        prompt = self.prompt_for_surface(record, surface)
-        try:
-            async with asyncio.timeout(self.delivery_timeout):  # no extra task, unlike wait_for
-                ref = await adapter.deliver(surface, prompt)
-        except DeliveryError as exc:
-            await self._delivery_failed(record, surface, str(exc))
-            return False
-        except TimeoutError:
-            await self._delivery_failed(record, surface, "the platform did not answer in time")
-            return False
-        except Exception as exc:  # an adapter bug must not stop the other surfaces
-            log.exception("delivery_crashed", question_id=record.id, surface=surface)
-            await self._delivery_failed(record, surface, f"unexpected {type(exc).__name__}")
-            return False
-        await self.store.set_delivery(record.id, surface, "delivered", ref)
-        self.emit("delivery", record.id)
-        log.info("question_delivered", question_id=record.id, surface=surface, resend=resend)
-        if await self._ended(record.id):  # ended while this prompt was on its way: edit it too
-            await self._finalize_one(DeliveryRecord(record.id, surface, "delivered", ref))
-        return True
 
     def adapter_for(self, surface: SurfaceId) -> Adapter | None:
         return self.adapters.get(surface_platform(surface))
@@ -312,18 +276,6 @@ class Broker:
         adapter = self.adapter_for(surface)
         return build_prompt(record, adapter.capabilities(surface) if adapter else False,
                             self.locale_for(record.agent, surface), partial)
-
-    async def _ended(self, question_id: QuestionId) -> bool:
-        """Whether the question has ended. In one process, resolutions happen here and drop the
-        question from `_open` at once; with replicas only the database knows for sure."""
-        if question_id in self._open and not self.store.shared:
-            return False
-        current = await self.store.get_question(question_id)
-        return current is not None and not current.pending
-
-    async def _delivery_failed(self, record: QuestionRecord, surface: SurfaceId, why: str) -> None:
-        await self.store.set_delivery(record.id, surface, "failed", None, why)
-        log.warning("delivery_failed", question_id=record.id, surface=surface, error=why)
 
     # waiting and ending ------------------------------------------------------------------
 
@@ -395,52 +347,5 @@ class Broker:
         self.emit("resolved", question_id)
         log.info("question_resolved", question_id=question_id, status=result.status,
                  reason=result.reason, surface=by.surface if by else None)
-        self.spawn(self._finalize_all(question_id, final))
+        self.spawn(self.outbound.finalize_all(question_id, final))
         return True
-
-    async def _sweep_finalizations(self) -> None:
-        """Replicas: edits whose claimer died are made once its lease lapsed."""
-        while True:
-            await asyncio.sleep(FINALIZE_LEASE_MS / 2000)
-            try:
-                for d in await self.store.unfinalized():
-                    self.spawn(self._finalize_one(d))
-            except Exception as exc:  # the database is away: the next sweep tries again
-                log.warning("finalize_sweep_failed", error=type(exc).__name__)
-
-    async def _finalize_all(self, question_id: QuestionId, record: QuestionRecord) -> None:
-        deliveries = await self.store.deliveries(question_id)
-        await asyncio.gather(
-            *(self._finalize_one(d, record) for d in deliveries if d.state == "delivered")
-        )
-
-    async def _finalize_one(
-        self, delivery: DeliveryRecord, known: QuestionRecord | None = None
-    ) -> None:
-        """Edit one delivered prompt once its question ended (claimed in the store first)."""
-        record = known or await self.store.get_question(delivery.question_id)
-        adapter = self.adapters.get(surface_platform(delivery.surface))
-        if record is None or record.result is None or adapter is None:
-            return
-        if not await self.store.claim_finalization(delivery.question_id, delivery.surface,
-                                                   FINALIZE_LEASE_MS):
-            return
-        result = record.result
-        locale = self.locale_for(record.agent, delivery.surface)
-        final = Finalization(
-            kind=final_kind(result),
-            status_line=status_line(result, list(record.request.questions), locale),
-            prompt=self.prompt_for_surface(record, delivery.surface),
-            answered_on=record.answered_by.surface if record.answered_by else None,
-        )
-        target = Delivery(delivery.question_id, delivery.surface,
-                          MessageRef(delivery.message_ref) if delivery.message_ref else None)
-        try:
-            async with asyncio.timeout(self.finalize_timeout):
-                await adapter.finalize(target, final)
-            log.info("delivery_finalized", question_id=delivery.question_id,
-                     surface=delivery.surface, kind=final.kind)
-        except Exception as exc:  # given up: the platform refused or is away past the timeout
-            log.warning("finalize_failed", question_id=delivery.question_id,
-                        surface=delivery.surface, error=type(exc).__name__)
-        await self.store.mark_finalized(delivery.question_id, delivery.surface)

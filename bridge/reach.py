@@ -162,4 +162,4 @@ class Reach:
         self.broker.add_surfaces(record.id, added)
         log.info("question_escalated", question_id=record.id, tier=tier, surfaces=added)
         self.broker.emit("escalated", record.id)
-        await asyncio.gather(*(self.broker.deliver_to(record, s) for s in added))
+        await asyncio.gather(*(self.broker.outbound.deliver_to(record, s) for s in added))

@@ -1,0 +1,135 @@
+"""Outbound: a question's prompt sent to each surface, and every delivered prompt edited once
+the question ended — claimed in the store first, so each edit is made once (and again if its
+claimer died mid-edit)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+import structlog
+
+from bridge.contract import AskResult
+from bridge.rendering import final_kind, status_line
+from bridge.store.records import DeliveryRecord, QuestionRecord
+from bridge.types import (
+    Delivery,
+    DeliveryError,
+    Finalization,
+    MessageRef,
+    QuestionId,
+    SurfaceId,
+    surface_platform,
+)
+
+if TYPE_CHECKING:
+    from bridge.broker import Broker
+
+log = structlog.get_logger("askbridge.broker")
+FINALIZE_LEASE_MS = 60_000
+"""A claimed edit not done within this is another's to make (its claimer died mid-edit)."""
+
+
+class Outbound:
+    """Delivery and finalization for the broker; adapters are reached only through it."""
+
+    def __init__(self, broker: Broker) -> None:
+        self.broker = broker
+        self.store = broker.store
+
+    async def deliver_all(self, record: QuestionRecord, surfaces: list[SurfaceId]) -> None:
+        if len(surfaces) == 1:  # no gather: its task would cost a loop turn before the send
+            results = [await self.deliver_to(record, surfaces[0])]
+        else:
+            results = await asyncio.gather(*(self.deliver_to(record, s) for s in surfaces))
+        if not any(results):
+            await self.broker.resolve(record.id, AskResult.no_answer("undelivered"), None)
+
+    async def deliver_to(self, record: QuestionRecord, surface: SurfaceId,
+                         resend: bool = False) -> bool:
+        """Send the prompt to one surface and record it; False when it could not be shown."""
+        adapter = self.broker.adapter_for(surface)
+        if adapter is None:
+            await self._failed(record, surface, f"no {surface_platform(surface)} adapter is "
+                               "configured for this surface")
+            return False
+        prompt = self.broker.prompt_for_surface(record, surface)
+        try:
+            # asyncio.timeout: no extra task, unlike wait_for
+            async with asyncio.timeout(self.broker.delivery_timeout):
+                ref = await adapter.deliver(surface, prompt)
+        except DeliveryError as exc:
+            await self._failed(record, surface, str(exc))
+            return False
+        except TimeoutError:
+            await self._failed(record, surface, "the platform did not answer in time")
+            return False
+        except Exception as exc:  # an adapter bug must not stop the other surfaces
+            log.exception("delivery_crashed", question_id=record.id, surface=surface)
+            await self._failed(record, surface, f"unexpected {type(exc).__name__}")
+            return False
+        await self.store.set_delivery(record.id, surface, "delivered", ref)
+        self.broker.emit("delivery", record.id)
+        log.info("question_delivered", question_id=record.id, surface=surface, resend=resend)
+        if await self._ended(record.id):  # ended while this prompt was on its way: edit it too
+            await self.finalize_one(DeliveryRecord(record.id, surface, "delivered", ref))
+        return True
+
+    async def _ended(self, question_id: QuestionId) -> bool:
+        """Whether the question has ended. In one process, resolutions happen here and drop the
+        question from the broker's open set at once; with replicas only the database knows for sure."""
+        if self.broker.known_pending(question_id) and not self.store.shared:
+            return False
+        current = await self.store.get_question(question_id)
+        return current is not None and not current.pending
+
+    async def _failed(self, record: QuestionRecord, surface: SurfaceId, why: str) -> None:
+        await self.store.set_delivery(record.id, surface, "failed", None, why)
+        log.warning("delivery_failed", question_id=record.id, surface=surface, error=why)
+
+    async def sweep(self) -> None:
+        """Replicas: edits whose claimer died are made once its lease lapsed."""
+        while True:
+            await asyncio.sleep(FINALIZE_LEASE_MS / 2000)
+            try:
+                for d in await self.store.unfinalized():
+                    self.broker.spawn(self.finalize_one(d))
+            except Exception as exc:  # the database is away: the next sweep tries again
+                log.warning("finalize_sweep_failed", error=type(exc).__name__)
+
+    async def finalize_all(self, question_id: QuestionId, record: QuestionRecord) -> None:
+        deliveries = await self.store.deliveries(question_id)
+        await asyncio.gather(
+            *(self.finalize_one(d, record) for d in deliveries if d.state == "delivered")
+        )
+
+    async def finalize_one(
+        self, delivery: DeliveryRecord, known: QuestionRecord | None = None
+    ) -> None:
+        """Edit one delivered prompt once its question ended (claimed in the store first)."""
+        record = known or await self.store.get_question(delivery.question_id)
+        adapter = self.broker.adapter_for(delivery.surface)
+        if record is None or record.result is None or adapter is None:
+            return
+        if not await self.store.claim_finalization(delivery.question_id, delivery.surface,
+                                                   FINALIZE_LEASE_MS):
+            return
+        result = record.result
+        locale = self.broker.locale_for(record.agent, delivery.surface)
+        final = Finalization(
+            kind=final_kind(result),
+            status_line=status_line(result, list(record.request.questions), locale),
+            prompt=self.broker.prompt_for_surface(record, delivery.surface),
+            answered_on=record.answered_by.surface if record.answered_by else None,
+        )
+        target = Delivery(delivery.question_id, delivery.surface,
+                          MessageRef(delivery.message_ref) if delivery.message_ref else None)
+        try:
+            async with asyncio.timeout(self.broker.finalize_timeout):
+                await adapter.finalize(target, final)
+            log.info("delivery_finalized", question_id=delivery.question_id,
+                     surface=delivery.surface, kind=final.kind)
+        except Exception as exc:  # given up: the platform refused or is away past the timeout
+            log.warning("finalize_failed", question_id=delivery.question_id,
+                        surface=delivery.surface, error=type(exc).__name__)
+        await self.store.mark_finalized(delivery.question_id, delivery.surface)
