@@ -3,7 +3,7 @@
 from bridge.backoff import backoff
 from bridge.bodies import BadJson, parse_json, read_json
 from bridge.config import BridgeConfig, ConfigError, adapter_section, config_problems
-from bridge.contract import AskRequest, AskResult, InvalidRequest, Problem, parse_ask_request
+from bridge.contract import AskRequest, AskResult
 from bridge.errors import error_response
 from bridge.i18n import (
     DEFAULT_LOCALE,
@@ -15,14 +15,40 @@ from bridge.i18n import (
     tr,
     translations,
 )
-from bridge.native import (
+from bridge.ids import (
+    AgentName,
+    MessageRef,
+    QuestionId,
+    SessionKey,
+    SurfaceId,
+    UserRef,
+    surface_platform,
+    surface_target,
+)
+from bridge.inbound import (
+    AnswerSubmitted,
+    ButtonPressed,
+    InboundReply,
+    InboundSink,
+    SelectionChanged,
+    SubmitPressed,
+    TextReceived,
+)
+from bridge.parsing import Parsed, Picked, Refused, Skip, parse_answer, parse_reply
+from bridge.prompts import (
+    Button,
+    ButtonAction,
+    Capabilities,
+    Delivery,
+    Finalization,
+    FinalKind,
     NativeControls,
     NativePrompt,
     NativeQuestion,
-    SelectionChanged,
-    SubmitPressed,
+    Prompt,
+    PromptQuestion,
+    Reminder,
 )
-from bridge.parsing import Parsed, Picked, Refused, Skip, parse_answer, parse_reply
 from bridge.rendering import OTHER_BUTTON, SKIP_BUTTON, prompt_text
 from bridge.security import SIGNATURE_HEADER, sign, verify_signature
 from bridge.types import (
@@ -30,34 +56,15 @@ from bridge.types import (
     AdapterContext,
     AdapterPlugin,
     AdapterState,
-    AgentName,
-    AnswerSubmitted,
-    Button,
-    ButtonAction,
-    ButtonPressed,
-    Capabilities,
     Checkable,
-    Delivery,
     DeliveryError,
-    Finalization,
-    FinalKind,
-    InboundReply,
-    InboundSink,
     LongConnection,
-    MessageRef,
     Observer,
-    Prompt,
-    PromptQuestion,
-    QuestionId,
-    Reminder,
+    Queries,
     Reminding,
-    SessionKey,
-    SurfaceId,
-    TextReceived,
-    UserRef,
-    surface_platform,
-    surface_target,
+    Routed,
 )
+from bridge.validation import InvalidRequest, Problem, parse_ask_request
 
 __all__ = [
     "DEFAULT_LOCALE",
@@ -101,10 +108,12 @@ __all__ = [
     "Problem",
     "Prompt",
     "PromptQuestion",
+    "Queries",
     "QuestionId",
     "Refused",
     "Reminder",
     "Reminding",
+    "Routed",
     "SelectionChanged",
     "SessionKey",
     "Skip",

@@ -11,18 +11,12 @@ import structlog
 from bridge.broker import Broker
 from bridge.config import BridgeConfig, ConfigError, unknown_key
 from bridge.events import EventHooks, Hook
+from bridge.ids import surface_platform
 from bridge.inbox import Inbox
 from bridge.leader import Leader
 from bridge.plugins import discover
 from bridge.store import Store, open_store
-from bridge.types import (
-    Adapter,
-    AdapterContext,
-    AdapterPlugin,
-    LongConnection,
-    Observer,
-    surface_platform,
-)
+from bridge.types import Adapter, AdapterContext, AdapterPlugin, LongConnection, Observer
 
 log = structlog.get_logger("askbridge.app")
 
@@ -149,7 +143,7 @@ class Bridge:
         await self.store.open()
         # Adapters first: the broker's recovery re-sends and finalizes through them at once.
         for name, adapter in self.adapters.items():
-            await adapter.start(self.inbox)
+            await adapter.start(self.inbox, self.broker.reads)
             if isinstance(adapter, Observer):
                 self.broker.observers.append(adapter.question_changed)
             log.info("adapter_started", platform=name)

@@ -15,9 +15,9 @@ from typing import Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from bridge.contract import format_loc
 from bridge.i18n import DEFAULT_LOCALE, Locale, tr
 from bridge.types import AdapterContext
+from bridge.validation import format_loc
 
 Section = TypeVar("Section", bound=BaseModel)
 

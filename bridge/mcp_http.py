@@ -23,10 +23,11 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from bridge.bodies import reread
-from bridge.contract import AskResult, parse_ask_request
+from bridge.contract import AskResult
 from bridge.errors import BridgeError, Unauthorized
 from bridge.mcp_tool import AskFailure, Progress, build_server, with_progress
 from bridge.security import bearer, match_token
+from bridge.validation import parse_ask_request
 
 if TYPE_CHECKING:
     from bridge.app import Bridge
@@ -52,7 +53,7 @@ class BrokerAsker:
         self.grace = grace
 
     async def may_ask(self) -> bool:
-        return self.bridge.broker.agent(self.agent).role == "main"
+        return self.bridge.broker.surfaces.agent(self.agent).role == "main"
 
     async def ask(self, arguments: dict[str, Any], progress: Progress) -> AskResult:
         request = parse_ask_request(arguments)

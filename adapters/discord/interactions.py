@@ -17,6 +17,7 @@ from bridge import (
     InboundReply,
     InboundSink,
     Prompt,
+    Queries,
     SelectionChanged,
     SubmitPressed,
     TextReceived,
@@ -32,13 +33,13 @@ ACK_SECONDS = 2.0
 """Discord wants an interaction acknowledged within 3 s; past this, defer and follow up."""
 
 
-async def answer_tap(interaction: discord.Interaction[Any], sink: InboundSink,
+async def answer_tap(interaction: discord.Interaction[Any], sink: InboundSink, queries: Queries,
                      event: ButtonPressed) -> None:
     """A click: the broker's verdict as an ephemeral message, or the modal for `Other…`."""
     async def decide() -> tuple[InboundReply, Prompt | None]:
         reply = await sink.button_pressed(event)
         wants_modal = event.action == "other" and reply.accepted
-        return reply, (await sink.prompt_for(event.question_id, event.surface) if wants_modal
+        return reply, (await queries.prompt_for(event.question_id, event.surface) if wants_modal
                        else None)
 
     (reply, prompt), late = await in_time(interaction, decide())
@@ -85,7 +86,7 @@ async def answer_text(interaction: discord.Interaction[Any], sink: InboundSink,
     await tell(interaction, reply.text or fallback(reply), late)
 
 
-async def dispatch(interaction: discord.Interaction[Any], sink: InboundSink,
+async def dispatch(interaction: discord.Interaction[Any], sink: InboundSink, queries: Queries,
                    answerers: tuple[str, ...], edit: Edit) -> None:
     """One interaction on our components or modals, answered within Discord's window."""
     channel_id = interaction.channel_id
@@ -96,7 +97,7 @@ async def dispatch(interaction: discord.Interaction[Any], sink: InboundSink,
     if interaction.type is discord.InteractionType.modal_submit:
         own = inbound.own_words(interaction.data)
         if own is not None:
-            await answer_own_words(interaction, sink, own, authorized, edit)
+            await answer_own_words(interaction, sink, queries, own, authorized, edit)
             return
         submitted = inbound.modal_submit(interaction.data)
         if submitted is not None:
@@ -119,11 +120,11 @@ async def dispatch(interaction: discord.Interaction[Any], sink: InboundSink,
             SubmitPressed(surface, who, tap.question_id, authorized)))
         await tell(interaction, reply.text or fallback(reply), late)
     elif tap.action == "own_words":
-        await open_own_words(interaction, sink, ButtonPressed(
+        await open_own_words(interaction, sink, queries, ButtonPressed(
             surface, who, tap.question_id, "other", authorized))
     else:
         action = cast(ButtonAction, tap.action)  # the modal kinds returned above
-        await answer_tap(interaction, sink, inbound.tap_event(
+        await answer_tap(interaction, sink, queries, inbound.tap_event(
             channel_id, user, tap.question_id, action, authorized))
 
 
@@ -142,11 +143,11 @@ async def answer_select(interaction: discord.Interaction[Any], sink: InboundSink
 
 
 async def open_own_words(interaction: discord.Interaction[Any], sink: InboundSink,
-                         event: ButtonPressed) -> None:
+                         queries: Queries, event: ButtonPressed) -> None:
     """`Other…` on a native prompt: a modal with one text input per question."""
     async def decide() -> tuple[InboundReply, Prompt | None]:
         reply = await sink.button_pressed(event)
-        return reply, (await sink.prompt_for(event.question_id, event.surface)
+        return reply, (await queries.prompt_for(event.question_id, event.surface)
                        if reply.accepted else None)
 
     (reply, prompt), late = await in_time(interaction, decide())
@@ -163,7 +164,7 @@ async def open_own_words(interaction: discord.Interaction[Any], sink: InboundSin
 
 
 async def answer_own_words(interaction: discord.Interaction[Any], sink: InboundSink,
-                           own: tuple[inbound.Tap, dict[int, str]], authorized: bool,
+                           queries: Queries, own: tuple[inbound.Tap, dict[int, str]], authorized: bool,
                            edit: Edit) -> None:
     """The own-words modal: kept per question; the prompt ends once every question is answered."""
     tap, texts = own
@@ -171,7 +172,7 @@ async def answer_own_words(interaction: discord.Interaction[Any], sink: InboundS
     surface = inbound.surface_for(interaction.channel_id or 0)
 
     async def decide() -> InboundReply:
-        prompt = await sink.prompt_for(tap.question_id, surface)
+        prompt = await queries.prompt_for(tap.question_id, surface)
         # ended meanwhile: no answers, and the inbox says so in the surface's language
         answers = {prompt.questions[n].id: [t] for n, t in texts.items()
                    if n < len(prompt.questions)} if prompt is not None else {}

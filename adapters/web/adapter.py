@@ -20,7 +20,7 @@ from adapters.web.render import (
     panel_url,
     push_payload,
 )
-from adapters.web.routes import WebRoutes
+from adapters.web.routes import Core, WebRoutes
 from adapters.web.security import WebAuth
 from bridge import (
     DEFAULT_LOCALE,
@@ -31,6 +31,7 @@ from bridge import (
     InboundSink,
     MessageRef,
     Prompt,
+    Queries,
     QuestionId,
     Reminder,
     SurfaceId,
@@ -53,7 +54,7 @@ class WebAdapter:
                  state: AdapterState) -> None:
         self.config = config
         self.public_url = (self.config.public_url or base_url or "").rstrip("/")
-        self.sink: InboundSink | None = None
+        self.core: Core | None = None
         self.listeners: set[asyncio.Queue[dict[str, Any]]] = set()
         self.locale = config.locale
         self.pusher = Pusher(state, self.config.vapid_subject)
@@ -68,9 +69,9 @@ class WebAdapter:
     def routes(self) -> Sequence[BaseRoute]:
         return [*self._routes.routes(), *self._pwa.routes()]
 
-    async def start(self, sink: InboundSink) -> None:
+    async def start(self, sink: InboundSink, queries: Queries) -> None:
         await self.pusher.start()
-        self.sink = sink
+        self.core = Core(sink, queries)
 
     async def stop(self) -> None:
         self.publish({"type": "bye"})

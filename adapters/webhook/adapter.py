@@ -34,6 +34,7 @@ from bridge import (
     InboundSink,
     MessageRef,
     Prompt,
+    Queries,
     Reminder,
     SurfaceId,
     error_response,
@@ -71,7 +72,7 @@ class WebhookAdapter:
     def routes(self) -> Sequence[BaseRoute]:
         return [Route("/v1/channels/webhook/{name}", self._inbound, methods=["POST"])]
 
-    async def start(self, sink: InboundSink) -> None:
+    async def start(self, sink: InboundSink, queries: Queries) -> None:
         self._sink = sink
 
     async def stop(self) -> None:

@@ -13,9 +13,10 @@ from adapters.slack.render import other_modal as slack_modal
 from adapters.telegram.render import free_text_request, prompt_message
 from adapters.webhook.render import status_payload
 from bridge import Finalization, Prompt, QuestionId, SurfaceId
-from bridge.contract import parse_ask_request
 from bridge.rendering import build_prompt
 from bridge.store.records import QuestionRecord, now_ms
+from bridge.surfaces import asked
+from bridge.validation import parse_ask_request
 from tests.adapters.webhook.test_webhook_e2e import CHECKS, DEPLOY
 
 
@@ -24,7 +25,7 @@ def prompt(locale: str, request: dict[str, object] = DEPLOY, buttons: bool = Tru
     record = QuestionRecord(id=QuestionId("q_test"), agent="a", session="s",  # type: ignore[arg-type]
                             request=parse_ask_request(request), status="pending",
                             created_at=created, expires_at=created + 600_000)
-    return build_prompt(record, buttons, locale)
+    return build_prompt(asked(record), buttons, locale)
 
 
 @pytest.mark.parametrize(("locale", "title", "label"), [
