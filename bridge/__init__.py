@@ -1,10 +1,10 @@
 """askbridge's core: the `ask_user` contract, the broker, and the names adapters build on."""
 
 from bridge.backoff import backoff
-from bridge.bodies import BadJson, parse_json, read_json
 from bridge.config import BridgeConfig, ConfigError, adapter_section, config_problems
 from bridge.contract import AskRequest, AskResult
-from bridge.errors import error_response
+from bridge.http.bodies import BadJson, parse_json, read_json
+from bridge.http.responses import error_response
 from bridge.i18n import (
     DEFAULT_LOCALE,
     LOCALE_NAMES,

@@ -22,15 +22,16 @@ from mcp.types import PARSE_ERROR
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from bridge.bodies import reread
 from bridge.contract import AskResult
 from bridge.errors import BridgeError, Unauthorized
-from bridge.mcp_tool import AskFailure, Progress, build_server, with_progress
+from bridge.http.bodies import reread
+from bridge.http.responses import refusal
+from bridge.mcp.tool import AskFailure, Progress, build_server, with_progress
 from bridge.security import bearer, match_token
 from bridge.validation import parse_ask_request
 
 if TYPE_CHECKING:
-    from bridge.app import Bridge
+    from bridge.composition import Bridge
 
 PROGRESS_SECONDS = 10.0
 GRACE_SECONDS = 10.0
@@ -165,7 +166,7 @@ def mcp_mount(
 
 
 async def _unauthorized(scope: Scope, receive: Receive, send: Send) -> None:
-    await Unauthorized("Send the agent token as Authorization: Bearer <token>.").response()(
+    await refusal(Unauthorized("Send the agent token as Authorization: Bearer <token>."))(
         scope, receive, send)
 
 

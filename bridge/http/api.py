@@ -9,13 +9,13 @@ import structlog
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from bridge.bodies import read_json
 from bridge.broker import Broker
 from bridge.config import AgentConfig
 from bridge.contract import AskRequest
 from bridge.errors import NotFound, Unauthorized, error_body
+from bridge.http.bodies import read_json
+from bridge.http.openapi import ERROR_TEXT, SESSION_PATTERN, responses
 from bridge.ids import AgentName, QuestionId, SessionKey
-from bridge.openapi import ERROR_TEXT, SESSION_PATTERN, responses
 from bridge.security import bearer, match_token
 from bridge.store.records import QuestionRecord, iso
 from bridge.validation import InvalidRequest, Problem, parse_ask_request

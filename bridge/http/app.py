@@ -13,11 +13,12 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import BaseRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from bridge.api import Auth, build_router
-from bridge.app import Bridge
-from bridge.errors import BridgeError, error_response
-from bridge.limits import BodyLimit
-from bridge.openapi import document
+from bridge.composition import Bridge
+from bridge.errors import BridgeError
+from bridge.http.api import Auth, build_router
+from bridge.http.limits import BodyLimit
+from bridge.http.openapi import document
+from bridge.http.responses import error_response, refusal
 from bridge.types import Routed
 from bridge.validation import InvalidRequest, Problem, format_loc
 
@@ -35,7 +36,7 @@ def _invalid(problems: list[Problem]) -> JSONResponse:
 def _install_errors(app: FastAPI) -> None:
     @app.exception_handler(BridgeError)
     async def bridge_error(_: Request, exc: BridgeError) -> JSONResponse:
-        return exc.response()
+        return refusal(exc)
 
     @app.exception_handler(InvalidRequest)
     async def invalid_request(_: Request, exc: InvalidRequest) -> JSONResponse:
@@ -59,7 +60,7 @@ def _install_errors(app: FastAPI) -> None:
 def create_app(bridge: Bridge, extra_lifespans: list[Lifespan] | None = None) -> ASGIApp:
     """The ASGI app for one bridge; starting it starts the bridge (and stops it after)."""
     mounts: list[tuple[str, ASGIApp, Lifespan | None]] = []
-    from bridge.mcp_http import mcp_mount
+    from bridge.mcp.http import mcp_mount
 
     mcp_app, mcp_lifespan = mcp_mount(bridge, agent_tokens(bridge))
     mounts.append(("/mcp", mcp_app, mcp_lifespan))

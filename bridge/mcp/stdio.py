@@ -15,7 +15,7 @@ from mcp.server.stdio import stdio_server
 
 from bridge.client import AskClient, AskError, unreachable
 from bridge.contract import AskResult
-from bridge.mcp_tool import AskFailure, Progress, build_server, with_progress
+from bridge.mcp.tool import AskFailure, Progress, build_server, with_progress
 from bridge.validation import InvalidRequest, Problem, parse_ask_request
 
 
