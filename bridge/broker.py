@@ -227,8 +227,9 @@ class Broker:
             if not record.pending:
                 self._waiters.pop(question_id, None)
                 return record
-        try:
-            await asyncio.wait_for(event.wait(), timeout)
+        try:  # a timeout scope, not wait_for: no task in between, so set() wakes this at once
+            async with asyncio.timeout(timeout):
+                await event.wait()
         except TimeoutError:
             pass
         if event.record is not None:  # ended here: the record as committed, without a read
@@ -237,21 +238,16 @@ class Broker:
 
     async def cancel(self, question_id: QuestionId) -> QuestionRecord:
         """Cancel a pending question; an answer that already won stays the answer."""
-        await self._resolve(question_id, AskResult.no_answer("cancelled"), None)
+        await self.resolve(question_id, AskResult.no_answer("cancelled"), None)
         return await self.get(question_id)
 
     async def expire(self, question_id: QuestionId) -> None:
-        await self._resolve(question_id, AskResult.no_answer("expired"), None)
+        await self.resolve(question_id, AskResult.no_answer("expired"), None)
 
     async def resolve(
         self, question_id: QuestionId, result: AskResult, by: AnsweredBy | None
     ) -> bool:
         """Compare-and-set the question to `result`; True for the one caller that won."""
-        return await self._resolve(question_id, result, by)
-
-    async def _resolve(
-        self, question_id: QuestionId, result: AskResult, by: AnsweredBy | None
-    ) -> bool:
         record = await self.open.get(question_id)
         if record is None:
             return False
@@ -263,12 +259,16 @@ class Broker:
             record, status=result.status, reason=result.reason, result=result, answered_by=by,
             summary=resolution.summary, resolved_at=resolution.resolved_at)
         self._settle(question_id, final)
+        # _settle's set() scheduled each waiting agent's next step, and that step writes its
+        # answer (Broker.wait and the API's wait have no task in between). Yield once so it
+        # runs before this caller replies on the platform and before any prompt is edited.
+        await asyncio.sleep(0)
         self.spawn(self._resolved(final))
         return True
 
     async def _resolved(self, final: QuestionRecord) -> None:
-        """What follows an end, in its own task: the woken agent answers first, then
-        observers hear of it and every delivered prompt is edited."""
+        """What follows an end, in a task of its own so the resolving caller does not wait
+        for it: observers and hooks hear of it, then every delivered prompt is edited."""
         self.emit("resolved", final.id)
         log.info("question_resolved", question_id=final.id, status=final.status,
                  reason=final.reason, surface=final.answered_by.surface if final.answered_by else None)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 from typing import Any, Literal
 
 import structlog
@@ -75,19 +76,29 @@ Outcome = Literal["ended", "restarting", "client_disconnected"]
 async def first_outcome(request: Request, broker: Broker, record: QuestionRecord,
                         ) -> tuple[Outcome, QuestionRecord]:
     """Wait for the question to end, the server to drain or the client to leave, whichever
-    comes first (an ending that raced a departure still counts as the ending)."""
-    ended = asyncio.create_task(broker.wait(record.id, None))
-    draining = asyncio.create_task(broker.draining.wait())
-    gone = asyncio.create_task(wait_disconnect(request))
+    comes first (an ending that raced a departure still counts as the ending).
+
+    The wait for the end is this request's own await, not a task of its own: the step that
+    wakes it writes the answer, so nothing the resolver does next runs before it."""
+    why: list[Outcome] = []
+    deadline = asyncio.timeout(None)
+
+    async def interrupt(outcome: Outcome, happened: Awaitable[object]) -> None:
+        await happened
+        why.append(outcome)
+        deadline.reschedule(asyncio.get_running_loop().time())
+
+    watchers = [asyncio.create_task(interrupt("restarting", broker.draining.wait())),
+                asyncio.create_task(interrupt("client_disconnected", wait_disconnect(request)))]
     try:
-        await asyncio.wait({ended, draining, gone}, return_when=asyncio.FIRST_COMPLETED)
+        async with deadline:
+            return "ended", await broker.wait(record.id, None)
+    except TimeoutError:
+        now = await broker.get(record.id)
+        return ("ended", now) if not now.pending else (why[0], record)
     finally:
-        for task in (ended, draining, gone):
+        for task in watchers:
             task.cancel()
-    if ended.done() and not ended.cancelled():
-        return "ended", ended.result()
-    return ("restarting" if draining.done() and not draining.cancelled()
-            else "client_disconnected"), record
 
 
 async def abandon(broker: Broker, record: QuestionRecord, reason: str) -> QuestionRecord:
