@@ -16,7 +16,7 @@ from bridge import Finalization, Prompt, QuestionId, SurfaceId
 from bridge.contract import parse_ask_request
 from bridge.rendering import build_prompt
 from bridge.store.records import QuestionRecord, now_ms
-from tests.adapters.webhook.test_webhook_e2e import CHECKS, DEPLOY
+from tests.adapters.webhook.flows import CHECKS, DEPLOY
 
 
 def prompt(locale: str, request: dict[str, object] = DEPLOY, buttons: bool = True) -> Prompt:

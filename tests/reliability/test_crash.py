@@ -16,7 +16,7 @@ from bridge.store.records import now_ms
 from tests.fakes.gateway import gateway
 from tests.fakes.telegram import TOKEN, FakeTelegram, payload
 from tests.harness import WEBHOOK_SECRET, until
-from tests.reliability.conftest import Figures
+from tests.reliability.figures import Figures
 from tests.reliability.flows import OPTIONS, answer_of, create, record, reply
 from tests.reliability.server import Server, gather_limited
 

@@ -15,7 +15,7 @@ from aiohttp import web
 from tests.fakes.gateway import Gateway, gateway
 from tests.fakes.telegram import TOKEN, FakeTelegram, _error, payload
 from tests.harness import WEBHOOK_SECRET, free_port, until
-from tests.reliability.conftest import Figures
+from tests.reliability.figures import Figures
 from tests.reliability.flows import create, record, reply
 from tests.reliability.server import Server, gather_limited
 

@@ -16,7 +16,7 @@ import httpx
 
 from tests.fakes.gateway import Gateway, gateway
 from tests.harness import AGENT_TOKEN, WEBHOOK_SECRET
-from tests.reliability.conftest import Figures
+from tests.reliability.figures import Figures
 from tests.reliability.flows import signed
 from tests.reliability.server import Server
 

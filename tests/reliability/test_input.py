@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from bridge.contract import InvalidRequest, parse_ask_request
 from tests.harness import AGENT_TOKEN
-from tests.reliability.conftest import Figures
+from tests.reliability.figures import Figures
 from tests.reliability.flows import create, question, record, reply
 from tests.reliability.platforms import (
     CHAT,

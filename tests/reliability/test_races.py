@@ -10,7 +10,7 @@ from typing import Any
 
 from bridge.store.records import now_ms
 from tests.harness import until
-from tests.reliability.conftest import Figures
+from tests.reliability.figures import Figures
 from tests.reliability.flows import create, question, record, reply
 from tests.reliability.platforms import (
     CHAT,
