@@ -146,7 +146,7 @@ async def _faults_scenario(server: Server, figures: Figures, tg_faults: Faults,
         assert len(delivered) == QUESTIONS
         # Nobody can be asked when every surface is down: undelivered, at once.
         lone = await create(stranded, "alone")
-        ended = await until(lambda: _ended(stranded, lone["id"]), timeout=60)
+        ended = await until(lambda: ended(stranded, lone["id"]), timeout=60)
         assert ended["result"] == {"status": "no_answer", "reason": "undelivered"}
         # Answers still work and finalize through the faults.
         acks = await gather_limited((reply(http, "2", q) for q in ids), 8)
@@ -165,8 +165,3 @@ async def _faults_scenario(server: Server, figures: Figures, tg_faults: Faults,
                 stuck_sending=0, dead_slack_and_dead_channel="failed, reported",
                 all_dead="undelivered", retries_logged=logs.count("telegram_retry"),
                 settle_s=round(settle_s, 1))
-
-
-async def _ended(http: Any, question_id: str) -> dict[str, Any] | None:
-    view = await record(http, question_id)
-    return view if view["status"] != "pending" else None
