@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from bridge import AnswerSubmitted, ButtonPressed, QuestionId, TextReceived, UserRef
 from bridge.store.records import QuestionRecord
 from tests.bridge.core import BOTH, DEPLOY, PERSON, SMS, Core, request
@@ -10,7 +12,7 @@ from tests.harness import until
 STRANGER = UserRef("+999")
 
 
-async def asked(core: Core, raw: dict[str, object] = DEPLOY, session: str = "main"
+async def asked(core: Core, raw: dict[str, Any] = DEPLOY, session: str = "main"
                 ) -> QuestionRecord:
     """Ask, and return once the prompt is delivered and recorded (so replies bind to it)."""
     record = await core.broker.ask("assistant", session, request(raw), waiting=False)
