@@ -270,6 +270,7 @@ async def test_fuzzed_replies_and_malformed_payloads_never_crash(tmp_path: Path,
         sent = await _discord_for(p, http, q["id"])
         button = next(b for row in sent["components"] for b in row["components"]
                       if b["label"] == "Production")
+        await _discord_listening(p, sent, button["custom_id"].replace(q["id"], "q_" + "0" * 16))
         await p.discord.dispatch("INTERACTION_CREATE",
                                  discord_click(p.discord, sent, button["custom_id"]))
         assert (await until(lambda: ended(http, q["id"])))["answeredBy"]["surface"] == "discord:3001"
@@ -293,6 +294,22 @@ async def _discord_for(p: Any, http: httpx.AsyncClient, qid: str) -> dict[str, A
                                  if qid in json.dumps(m["components"])])
     await until(lambda: delivered(http, qid, "discord"))
     return dict(found[-1])
+
+
+async def _discord_listening(p: Any, message: dict[str, Any], unknown_tap: str) -> None:
+    """Wait until discord.py answers gateway events again: a fuzzed event can break its
+    connection, and it reconnects after a backoff. Taps on a question that does not exist
+    (answered "already ended", nothing else) probe it until one gets its callback."""
+    probes: list[str] = []
+
+    async def answered() -> bool:
+        if any(iid in p.discord.callbacks for iid in probes):
+            return True
+        probes.append(p.discord.snowflake())
+        await p.discord.dispatch("INTERACTION_CREATE",
+                                 discord_click(p.discord, message, unknown_tap, probes[-1]))
+        return False
+    await until(answered, timeout=30, interval=0.25)
 
 
 # -- oversized bodies and slow clients -------------------------------------------------------
