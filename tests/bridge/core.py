@@ -74,9 +74,13 @@ async def started(tmp: Path, gateway: Gateway) -> AsyncIterator[Core]:
     broker = Broker(store, adapters, {a.name: a for a in config.agents})
     inbox = Inbox(broker)
     await store.open()
-    for adapter in adapters.values():
-        await adapter.start(inbox)
-    await broker.start()
+    try:
+        for adapter in adapters.values():
+            await adapter.start(inbox)
+        await broker.start()
+    except BaseException:
+        await store.close()  # its worker thread would keep the test process alive
+        raise
     try:
         yield Core(broker, inbox, gateway, Path(config.store_path))
     finally:
