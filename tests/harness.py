@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -34,6 +35,14 @@ def free_port() -> int:
 def base_env() -> dict[str, str]:
     return {"AGENT_TOKEN": AGENT_TOKEN, "SUB_TOKEN": SUB_TOKEN, "ASKBRIDGE_WEB_TOKEN": WEB_TOKEN,
             "HOOK_SECRET": WEBHOOK_SECRET}
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """This process's environment for a child `askbridge`, without our ASKBRIDGE_ settings or proxies."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("ASKBRIDGE_") and "PROXY" not in k.upper()}
+    env.update(extra)
+    return env
 
 
 def make_config(tmp: Path, surfaces: Sequence[str] = ("webhook:sms:+100",),
@@ -81,12 +90,9 @@ async def running(
     server = BridgeServer(bridge, "127.0.0.1", port)
     server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
     task = asyncio.create_task(server.serve())
-    for _ in range(500):
-        if server.started:
-            break
-        if task.done():
-            task.result()
-        await asyncio.sleep(0.01)
+    await until(lambda: server.started or task.done(), timeout=15, interval=0.01)
+    if task.done():
+        task.result()  # it failed to start: raise why
     try:
         yield Running(bridge, f"http://127.0.0.1:{port}", port)
     finally:
@@ -106,4 +112,22 @@ async def until(predicate: Any, timeout: float = 10.0, interval: float = 0.02) -
             return value
         if loop.time() > deadline:
             raise AssertionError(f"condition not met within {timeout}s")
+        await asyncio.sleep(interval)
+
+
+async def stays(predicate: Any, seconds: float, interval: float = 0.05) -> None:
+    """Check that a (sync or async) predicate holds for `seconds`; fail the moment it does not.
+
+    For negative checks ("no second finalization arrives"): there is no event for something that
+    never happens, so the test watches for it for a while instead.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while True:
+        value = predicate()
+        if asyncio.iscoroutine(value):
+            value = await value
+        assert value, f"condition stopped holding within {seconds}s"
+        if loop.time() > deadline:
+            return
         await asyncio.sleep(interval)

@@ -103,3 +103,23 @@ def test_every_adapter_has_the_same_shape() -> None:
         files = {p.name for p in folder.glob("*.py")}
         missing = {"__init__.py", "adapter.py", "config.py", "inbound.py", "render.py"} - files
         assert not missing, f"adapters/{folder.name} lacks {sorted(missing)}"
+
+
+def imported_modules(path: Path) -> list[str]:
+    """Every module a file names, counting `from package import module` as that module."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            found += [node.module or ""] + [alias.name for alias in node.names]
+    return found
+
+
+def test_no_test_module_imports_another() -> None:
+    """Shared test helpers live in support modules (flows.py, harness.py), never in a test or conftest."""
+    for path in (ROOT / "tests").rglob("*.py"):
+        names = [m.rpartition(".")[2] for m in imported_modules(path)]
+        bad = [n for n in names if n.startswith("test_") or n == "conftest"]
+        assert not bad, f"{path.relative_to(ROOT)} imports {bad}; move what it needs to a support module"

@@ -17,7 +17,7 @@ from adapters.telegram.config import TelegramConfig
 from adapters.webhook.config import WebhookChannelConfig
 from bridge.config import BridgeConfig, parse_config
 from bridge.plugins import discover
-from tests.test_config import uncommented
+from tests.example import uncommented
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

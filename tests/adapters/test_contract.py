@@ -27,7 +27,7 @@ from bridge.client import AskClient
 from bridge.rendering import build_prompt
 from bridge.surfaces import asked
 from tests.adapters.drivers import Driver, driver
-from tests.adapters.webhook.test_webhook_e2e import CHECKS, DEPLOY, post_reply
+from tests.adapters.webhook.flows import CHECKS, DEPLOY, post_reply
 from tests.fakes.discord import FakeDiscord
 from tests.fakes.gateway import gateway
 from tests.fakes.slack import APP_TOKEN, BOT_TOKEN, SIGNING_SECRET, fake_slack, message_body

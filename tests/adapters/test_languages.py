@@ -17,7 +17,7 @@ from bridge.rendering import build_prompt
 from bridge.store.records import QuestionRecord, now_ms
 from bridge.surfaces import asked
 from bridge.validation import parse_ask_request
-from tests.adapters.webhook.test_webhook_e2e import CHECKS, DEPLOY
+from tests.adapters.webhook.flows import CHECKS, DEPLOY
 
 
 def prompt(locale: str, request: dict[str, object] = DEPLOY, buttons: bool = True) -> Prompt:

@@ -9,7 +9,7 @@ import pytest
 
 from bridge import Parsed, parse_reply
 from bridge.validation import parse_ask_request
-from tests.adapters.webhook.test_webhook_e2e import DEPLOY, post_reply
+from tests.adapters.webhook.flows import DEPLOY, post_reply
 from tests.harness import make_config, running, until
 
 

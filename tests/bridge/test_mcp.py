@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.adapters.webhook.test_webhook_e2e import DEPLOY, post_reply
+from tests.adapters.webhook.flows import DEPLOY, post_reply
 from tests.harness import AGENT_TOKEN, SUB_TOKEN, Running, make_config, running, until
 
 EXPECTED = {"status": "answered", "answers": {"answers": {"deploy_target": {"answers": ["Canary"]}}}}
@@ -27,9 +28,11 @@ def stdio_params(r: Running, token: str = AGENT_TOKEN) -> StdioServerParameters:
     )
 
 
-async def answer_when_pending(r: Running, text: str, after: float = 0.0) -> None:
+async def answer_when_pending(r: Running, text: str, ready: Callable[[], object] = lambda: True
+                              ) -> None:
+    """Reply `text` once the question is pending and `ready()` holds."""
     await until(lambda: r.bridge.store.pending_on_surface("webhook:sms:+100"))  # type: ignore[arg-type]
-    await asyncio.sleep(after)  # lets progress notifications flow before the answer
+    await until(ready)
     async with r.http() as http:
         assert (await post_reply(http, text)).json()["accepted"] is True
 
@@ -59,7 +62,8 @@ async def test_stdio_call_is_answered_with_progress(tmp_path: Path) -> None:
     async with running(make_config(tmp_path)) as r:
         async with stdio_client(stdio_params(r)) as (read, write), ClientSession(read, write) as s:
             await s.initialize()
-            answering = asyncio.create_task(answer_when_pending(r, "3", after=0.7))
+            # Answer only once progress notifications have flowed.
+            answering = asyncio.create_task(answer_when_pending(r, "3", ready=lambda: progress))
             result = await s.call_tool("ask_user", DEPLOY, progress_callback=on_progress)
             await answering
             assert result.isError is False

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.adapters.webhook.test_webhook_e2e import DEPLOY, post_reply
+from tests.adapters.webhook.flows import DEPLOY, post_reply
 from tests.harness import make_config, running, until
 from tests.pg import scratch_database, server_url
 

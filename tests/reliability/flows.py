@@ -9,6 +9,7 @@ import httpx
 
 from bridge.security import SIGNATURE_HEADER, sign
 from tests.harness import WEBHOOK_SECRET
+from tests.reliability.server import gather_limited
 
 OPTIONS = ["Staging (Recommended)", "Production", "Canary"]
 
@@ -33,6 +34,25 @@ async def record(http: httpx.AsyncClient, question_id: str) -> dict[str, Any]:
     assert r.status_code == 200, r.text
     data: dict[str, Any] = r.json()
     return data
+
+
+async def ended(http: httpx.AsyncClient, question_id: str) -> dict[str, Any] | None:
+    """The record once the question is no longer pending (a predicate for `until`)."""
+    view = await record(http, question_id)
+    return view if view["status"] != "pending" else None
+
+
+async def delivered(http: httpx.AsyncClient, question_id: str, platform: str) -> bool:
+    """The broker recorded the delivery on `platform`, so a tap or reply there binds to it."""
+    view = await record(http, question_id)
+    return any(d["surface"].startswith(platform) and d["state"] == "delivered"
+               for d in view["deliveries"])
+
+
+async def none_sending(http: httpx.AsyncClient, question_ids: list[str]) -> bool:
+    """Every delivery of these questions has its outcome recorded (none is still being sent)."""
+    views = await gather_limited(record(http, question_id) for question_id in question_ids)
+    return all(d["state"] != "sending" for view in views for d in view["deliveries"])
 
 
 def signed(payload: dict[str, Any], secret: str = WEBHOOK_SECRET) -> tuple[bytes, dict[str, str]]:

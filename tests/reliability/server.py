@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import signal
 import sqlite3
 import sys
@@ -14,7 +13,15 @@ from typing import Any
 
 import httpx
 
-from tests.harness import AGENT_TOKEN, SUB_TOKEN, WEB_TOKEN, WEBHOOK_SECRET, free_port, until
+from tests.harness import (
+    AGENT_TOKEN,
+    SUB_TOKEN,
+    WEB_TOKEN,
+    WEBHOOK_SECRET,
+    clean_env,
+    free_port,
+    until,
+)
 
 ASKBRIDGE = [sys.executable, "-m", "bridge"]
 SECRETS = {"AGENT_TOKEN": AGENT_TOKEN, "SUB_TOKEN": SUB_TOKEN, "ASKBRIDGE_WEB_TOKEN": WEB_TOKEN,
@@ -56,14 +63,6 @@ def to_toml(raw: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def clean_env(extra: dict[str, str]) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("ASKBRIDGE_") and "PROXY" not in k.upper()}
-    env.update(SECRETS)
-    env.update(extra)
-    return env
-
-
 class Server:
     """One `askbridge serve --config F` process at a time; start, kill -9, start again."""
 
@@ -76,7 +75,7 @@ class Server:
         raw = {"data_dir": str(tmp), "store": {"path": str(self.db)}, **config}
         self.config_file = tmp / "askbridge.toml"
         self.config_file.write_text(to_toml(raw))
-        self.env = clean_env(env or {})
+        self.env = clean_env(**{**SECRETS, **(env or {})})
         self.log_level = log_level
         self.proc: asyncio.subprocess.Process | None = None
         self.popen: Any = None

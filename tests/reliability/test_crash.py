@@ -16,8 +16,8 @@ from bridge.store.records import now_ms
 from tests.fakes.gateway import gateway
 from tests.fakes.telegram import TOKEN, FakeTelegram, payload
 from tests.harness import WEBHOOK_SECRET, until
-from tests.reliability.conftest import Figures
-from tests.reliability.flows import OPTIONS, answer_of, create, record, reply
+from tests.reliability.figures import Figures
+from tests.reliability.flows import OPTIONS, answer_of, create, none_sending, record, reply
 from tests.reliability.server import Server, gather_limited
 
 PENDING = 1000
@@ -208,7 +208,8 @@ async def _burst_scenario(tmp_path: Path, figures: Figures, count: int, kills: i
             async with server.http() as http:
                 made = await gather_limited(create(http, f"b-{i}") for i in range(count))
             await until(lambda: len(gw.prompts()) >= count, timeout=120)
-            await asyncio.sleep(0.3)  # let the last deliveries be recorded before the burst
+            async with server.http() as http:  # the gateway has them a moment before the store
+                await until(lambda: none_sending(http, [q["id"] for q in made]), timeout=120)
             await _burst(server, [q["id"] for q in made], kills, figures, label)
             async with server.http() as http:
                 views = await gather_limited(record(http, q["id"]) for q in made)

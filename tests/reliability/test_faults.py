@@ -15,8 +15,8 @@ from aiohttp import web
 from tests.fakes.gateway import Gateway, gateway
 from tests.fakes.telegram import TOKEN, FakeTelegram, _error, payload
 from tests.harness import WEBHOOK_SECRET, free_port, until
-from tests.reliability.conftest import Figures
-from tests.reliability.flows import create, record, reply
+from tests.reliability.figures import Figures
+from tests.reliability.flows import create, ended, record, reply
 from tests.reliability.server import Server, gather_limited
 
 SHARE = 0.3
@@ -146,8 +146,8 @@ async def _faults_scenario(server: Server, figures: Figures, tg_faults: Faults,
         assert len(delivered) == QUESTIONS
         # Nobody can be asked when every surface is down: undelivered, at once.
         lone = await create(stranded, "alone")
-        ended = await until(lambda: _ended(stranded, lone["id"]), timeout=60)
-        assert ended["result"] == {"status": "no_answer", "reason": "undelivered"}
+        alone = await until(lambda: ended(stranded, lone["id"]), timeout=60)
+        assert alone["result"] == {"status": "no_answer", "reason": "undelivered"}
         # Answers still work and finalize through the faults.
         acks = await gather_limited((reply(http, "2", q) for q in ids), 8)
         assert all(a.json()["accepted"] for a in acks)
@@ -165,8 +165,3 @@ async def _faults_scenario(server: Server, figures: Figures, tg_faults: Faults,
                 stuck_sending=0, dead_slack_and_dead_channel="failed, reported",
                 all_dead="undelivered", retries_logged=logs.count("telegram_retry"),
                 settle_s=round(settle_s, 1))
-
-
-async def _ended(http: Any, question_id: str) -> dict[str, Any] | None:
-    view = await record(http, question_id)
-    return view if view["status"] != "pending" else None

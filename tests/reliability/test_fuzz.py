@@ -16,7 +16,7 @@ import httpx
 
 from tests.fakes.gateway import Gateway, gateway
 from tests.harness import AGENT_TOKEN, WEBHOOK_SECRET
-from tests.reliability.conftest import Figures
+from tests.reliability.figures import Figures
 from tests.reliability.flows import signed
 from tests.reliability.server import Server
 
@@ -46,7 +46,7 @@ async def person(gw: Gateway, url: str) -> None:
     async with httpx.AsyncClient(base_url=url, trust_env=False, timeout=10) as http:
 
         async def answer(prompt: dict[str, Any]) -> None:
-            await asyncio.sleep(PERSON_DELAY)
+            await asyncio.sleep(PERSON_DELAY)  # a person takes a moment to reply
             for text in ("1", "skip"):
                 body, headers = signed({"conversation": prompt["conversation"],
                                         "sender": prompt["conversation"], "text": text,

@@ -15,7 +15,7 @@ import httpx
 from bridge.security import SIGNATURE_HEADER, sign
 from tests.fakes.slack import signed_headers
 from tests.harness import WEB_TOKEN, WEBHOOK_SECRET, until
-from tests.reliability.conftest import Figures
+from tests.reliability.figures import Figures
 from tests.reliability.flows import create, question
 from tests.reliability.platforms import TG_SECRET, platforms
 

@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bridge.validation import InvalidRequest, parse_ask_request
-from tests.harness import AGENT_TOKEN
-from tests.reliability.conftest import Figures
-from tests.reliability.flows import create, question, record, reply
+from tests.harness import AGENT_TOKEN, until
+from tests.reliability.figures import Figures
+from tests.reliability.flows import create, delivered, ended, question, record, reply
 from tests.reliability.platforms import (
     CHAT,
     ENV,
@@ -258,21 +258,22 @@ async def test_fuzzed_replies_and_malformed_payloads_never_crash(tmp_path: Path,
         q = await create(http, "after-fuzz")
         tg_message = await p.tg.sent(CHAT["id"], lambda m: bool(m.get("reply_markup"))
                                      and q["id"] in json.dumps(m["reply_markup"]))
-        await asyncio.sleep(0.5)
+        await until(lambda: delivered(http, q["id"], "telegram"))
         await post_telegram(http, telegram_tap(p.tg, tg_message, "Canary", 99_999))
-        view = await _until_ended(http, q["id"])
+        view = await until(lambda: ended(http, q["id"]))
         assert view["result"]["answers"]["answers"]["target"]["answers"] == ["Canary"]
         q = await create(http, "after-fuzz-2")
-        slack_message = await _slack_for(p, q["id"])
+        slack_message = await _slack_for(p, http, q["id"])
         await post_slack(http, slack_click(slack_message, "Production"))
-        assert (await _until_ended(http, q["id"]))["answeredBy"]["surface"] == "slack:C0123"
+        assert (await until(lambda: ended(http, q["id"])))["answeredBy"]["surface"] == "slack:C0123"
         q = await create(http, "after-fuzz-3")
-        sent = await _discord_for(p, q["id"])
+        sent = await _discord_for(p, http, q["id"])
         button = next(b for row in sent["components"] for b in row["components"]
                       if b["label"] == "Production")
+        await _discord_listening(p, sent, button["custom_id"].replace(q["id"], "q_" + "0" * 16))
         await p.discord.dispatch("INTERACTION_CREATE",
                                  discord_click(p.discord, sent, button["custom_id"]))
-        assert (await _until_ended(http, q["id"]))["answeredBy"]["surface"] == "discord:3001"
+        assert (await until(lambda: ended(http, q["id"])))["answeredBy"]["surface"] == "discord:3001"
         tracebacks = p.server.logs().count("Traceback")
     figures.add("input: fuzzed replies and malformed platform payloads", reply_texts=len(texts),
                 replies_accepted=accepted, telegram_payloads=300, slack_payloads=300,
@@ -280,33 +281,35 @@ async def test_fuzzed_replies_and_malformed_payloads_never_crash(tmp_path: Path,
                 adapters_working_after=4, tracebacks_in_log=tracebacks)
 
 
-async def _until_ended(http: httpx.AsyncClient, qid: str) -> dict[str, Any]:
-    for _ in range(500):
-        view = await record(http, qid)
-        if view["status"] != "pending":
-            return view
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"{qid} never ended")
+async def _slack_for(p: Any, http: httpx.AsyncClient, qid: str) -> dict[str, Any]:
+    """The Slack prompt for `qid`, once the broker has recorded it (so a click binds)."""
+    found = await until(lambda: [m for m in p.slack.posted() if qid in json.dumps(m["blocks"])])
+    await until(lambda: delivered(http, qid, "slack"))
+    return dict(found[-1])
 
 
-async def _slack_for(p: Any, qid: str) -> dict[str, Any]:
-    for _ in range(500):
-        found = [m for m in p.slack.posted() if qid in json.dumps(m["blocks"])]
-        if found:
-            await asyncio.sleep(0.3)
-            return dict(found[-1])
-        await asyncio.sleep(0.02)
-    raise AssertionError("no Slack prompt")
+async def _discord_for(p: Any, http: httpx.AsyncClient, qid: str) -> dict[str, Any]:
+    """The Discord prompt for `qid`, once the broker has recorded it (so a click binds)."""
+    found = await until(lambda: [m for m in p.discord.in_channel(3001)
+                                 if qid in json.dumps(m["components"])])
+    await until(lambda: delivered(http, qid, "discord"))
+    return dict(found[-1])
 
 
-async def _discord_for(p: Any, qid: str) -> dict[str, Any]:
-    for _ in range(500):
-        found = [m for m in p.discord.in_channel(3001) if qid in json.dumps(m["components"])]
-        if found:
-            await asyncio.sleep(0.3)
-            return dict(found[-1])
-        await asyncio.sleep(0.02)
-    raise AssertionError("no Discord prompt")
+async def _discord_listening(p: Any, message: dict[str, Any], unknown_tap: str) -> None:
+    """Wait until discord.py answers gateway events again: a fuzzed event can break its
+    connection, and it reconnects after a backoff. Taps on a question that does not exist
+    (answered "already ended", nothing else) probe it until one gets its callback."""
+    probes: list[str] = []
+
+    async def answered() -> bool:
+        if any(iid in p.discord.callbacks for iid in probes):
+            return True
+        probes.append(p.discord.snowflake())
+        await p.discord.dispatch("INTERACTION_CREATE",
+                                 discord_click(p.discord, message, unknown_tap, probes[-1]))
+        return False
+    await until(answered, timeout=30, interval=0.25)
 
 
 # -- oversized bodies and slow clients -------------------------------------------------------
@@ -335,6 +338,7 @@ async def test_oversized_bodies_413_and_slow_clients_block_no_one(tmp_path: Path
         # 60 slow clients: half trickle headers, half trickle a body, one byte at a time.
         host, port = "127.0.0.1", p.server.port
         stop = asyncio.Event()
+        trickling: set[int] = set()
 
         async def slow(n: int) -> None:
             _, writer = await asyncio.open_connection(host, port)
@@ -351,11 +355,12 @@ async def test_oversized_bodies_413_and_slow_clients_block_no_one(tmp_path: Path
                         break
                     writer.write(bytes([byte]))
                     await writer.drain()
-                    await asyncio.sleep(0.1)
+                    trickling.add(n)
+                    await asyncio.sleep(0.1)  # the pace of a slow client, one byte at a time
             finally:
                 writer.close()
         slow_tasks = [asyncio.create_task(slow(n)) for n in range(60)]
-        await asyncio.sleep(0.5)
+        await until(lambda: len(trickling) == 60)  # every slow client holds a connection open
         t0 = time.monotonic()
         made = await gather_limited((create(http, f"meanwhile-{i}", question())
                                      for i in range(50)), 10)

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from bridge.store.records import now_ms
-from tests.harness import until
-from tests.reliability.conftest import Figures
-from tests.reliability.flows import create, question, record, reply
+from tests.harness import stays, until
+from tests.reliability.figures import Figures
+from tests.reliability.flows import create, delivered, ended, none_sending, question, record, reply
 from tests.reliability.platforms import (
     CHAT,
     ENV,
@@ -41,12 +41,12 @@ async def test_duplicate_platform_events_resolve_once(tmp_path: Path, figures: F
         # Telegram: the same update (same update_id) delivered 50 times to the webhook.
         q = await create(http, "tg-dup")
         message = await p.tg.sent(CHAT["id"], lambda m: bool(m.get("reply_markup")))
-        await until(lambda: _delivered(http, q["id"], "telegram"), timeout=20)
+        await until(lambda: delivered(http, q["id"], "telegram"), timeout=20)
         body = telegram_tap(p.tg, message, "Production", update_id=777)
         responses = await asyncio.gather(*(post_telegram(http, body) for _ in range(TIMES)))
         assert {r.status_code for r in responses} == {200}
         await until(lambda: len(p.tg.calls_of("answerCallbackQuery")) >= TIMES, timeout=30)
-        view = await until(lambda: _ended(http, q["id"]), timeout=20)
+        view = await until(lambda: ended(http, q["id"]), timeout=20)
         assert view["result"]["answers"]["answers"]["target"]["answers"] == ["Production"]
         counts["telegram"] = resolved_logs(p.server.logs(), q["id"])
 
@@ -54,31 +54,33 @@ async def test_duplicate_platform_events_resolve_once(tmp_path: Path, figures: F
         await http.post(f"/v1/questions/{q['id']}/cancel")
         q = await create(http, "slack-dup")
         message = await p.slack.wait_posted(2)
-        await until(lambda: _delivered(http, q["id"], "slack"), timeout=20)
+        await until(lambda: delivered(http, q["id"], "slack"), timeout=20)
         raw = slack_click(message, "Canary")
         responses = await asyncio.gather(*(post_slack(http, raw) for _ in range(TIMES)))
         assert {r.status_code for r in responses} == {200}
-        view = await until(lambda: _ended(http, q["id"]), timeout=20)
+        view = await until(lambda: ended(http, q["id"]), timeout=20)
         assert view["result"]["answers"]["answers"]["target"]["answers"] == ["Canary"]
         counts["slack"] = resolved_logs(p.server.logs(), q["id"])
 
         # Discord: the same INTERACTION_CREATE (same id and token) dispatched 50 times.
         q = await create(http, "discord-dup")
-        await until(lambda: _delivered(http, q["id"], "discord"), timeout=30)
+        await until(lambda: delivered(http, q["id"], "discord"), timeout=30)
         sent = p.discord.in_channel(DISCORD_CHANNEL)[-1]
         button = next(b for row in sent["components"] for b in row["components"]
                       if b["label"] == "Production")
         event = discord_click(p.discord, sent, button["custom_id"])
         for _ in range(TIMES):
             await p.discord.dispatch("INTERACTION_CREATE", event)
-        view = await until(lambda: _ended(http, q["id"]), timeout=20)
+        view = await until(lambda: ended(http, q["id"]), timeout=20)
         assert view["result"]["answers"]["answers"]["target"]["answers"] == ["Production"]
-        await asyncio.sleep(1.0)  # let the duplicates land
+        # The 49 duplicates arrive over the gateway after the first one won; watch them land.
+        await stays(lambda: resolved_logs(p.server.logs(), q["id"]) <= 1
+                    and len([e for e in p.discord.edits if e[0] == sent["id"]]) <= 1, 1.0)
         counts["discord"] = resolved_logs(p.server.logs(), q["id"])
 
         # Webhook channel: the same signed reply 50 times.
         q = await create(http, "hook-dup")
-        await until(lambda: _delivered(http, q["id"], "webhook"), timeout=20)
+        await until(lambda: delivered(http, q["id"], "webhook"), timeout=20)
         replies = await asyncio.gather(*(reply(http, "2", q["id"]) for _ in range(TIMES)))
         accepted = sum(r.json()["accepted"] for r in replies)
         assert accepted == 1
@@ -88,17 +90,6 @@ async def test_duplicate_platform_events_resolve_once(tmp_path: Path, figures: F
     assert len(edits) == 1
     figures.add("duplicates: same platform event x50", deliveries_each=TIMES,
                 resolutions=counts, webhook_accepted=accepted, discord_message_edits=len(edits))
-
-
-async def _delivered(http: Any, question_id: str, platform: str) -> bool:
-    view = await record(http, question_id)
-    return any(d["surface"].startswith(platform) and d["state"] == "delivered"
-               for d in view["deliveries"])
-
-
-async def _ended(http: Any, question_id: str) -> dict[str, Any] | None:
-    view = await record(http, question_id)
-    return view if view["status"] != "pending" else None
 
 
 async def test_200_questions_answered_at_once_from_three_surfaces(tmp_path: Path,
@@ -135,7 +126,11 @@ async def test_200_questions_answered_at_once_from_three_surfaces(tmp_path: Path
             return views if done else None
         views = await until(all_finalized, timeout=120, interval=0.5)
         race_s = time.monotonic() - t0
-        await asyncio.sleep(1.0)  # any stray second finalization would land now
+        # Nothing announces a second finalization that never comes: watch for one for a second.
+        await stays(lambda: len(p.tg.calls_of("editMessageText")) <= RACED
+                    and len(p.slack.called("chat.update")) <= RACED
+                    and len([st for st in p.gw.statuses() if st["questionId"] in set(ids)]) <= RACED,
+                    1.0)
     winners = {"telegram": 0, "slack": 0, "webhook": 0}
     expected = {"telegram": "Production", "slack": "Staging (Recommended)", "webhook": "Canary"}
     for v in views:
@@ -183,9 +178,9 @@ async def test_answer_cancel_and_expiry_racing(tmp_path: Path, figures: Figures)
             async with server.http() as http:
                 made = await gather_limited(create(http, f"r-{i}", question(60))
                                             for i in range(count))
-            ids = [q["id"] for q in made]
-            await until(lambda: len(gw.prompts()) >= count, timeout=60)
-            await asyncio.sleep(0.3)
+                ids = [q["id"] for q in made]
+                await until(lambda: len(gw.prompts()) >= count, timeout=60)
+                await until(lambda: none_sending(http, ids), timeout=60)
             await server.stop()
             base = now_ms() + 8000  # deadlines 30 ms apart, each met by its own race
             deadlines = {qid: base + n * 30 for n, qid in enumerate(ids)}
@@ -212,6 +207,7 @@ async def _race(http: Any, deadlines: dict[str, int]) -> dict[str, tuple[bool, d
     rng = random.Random(11)
 
     async def both(qid: str) -> tuple[str, tuple[bool, dict[str, Any]]]:
+        # Arrive just before or just after this question's deadline: the race is the point.
         await asyncio.sleep(max(0.0, (deadlines[qid] - now_ms()) / 1000 + rng.uniform(-0.03, 0.02)))
         answer, cancel = await asyncio.gather(reply(http, "1", qid),
                                               http.post(f"/v1/questions/{qid}/cancel"))

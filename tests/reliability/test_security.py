@@ -18,7 +18,7 @@ from adapters.webhook.freshness import TIMESTAMP_HEADER, TIMESTAMPED_HEADER, sig
 from bridge import security
 from bridge.security import SIGNATURE_HEADER, sign
 from tests.harness import AGENT_TOKEN, SUB_TOKEN, WEB_TOKEN, WEBHOOK_SECRET, until
-from tests.reliability.conftest import Figures
+from tests.reliability.figures import Figures
 from tests.reliability.flows import create, question, record, signed
 from tests.reliability.platforms import (
     CHAT,

@@ -12,8 +12,7 @@ from typing import Any
 
 import httpx
 
-from tests.harness import free_port, until
-from tests.test_cli import clean_env
+from tests.harness import clean_env, free_port, until
 
 
 @dataclass

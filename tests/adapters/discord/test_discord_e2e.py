@@ -10,27 +10,16 @@ from typing import Any
 import pytest
 
 from adapters.discord import interactions
-from bridge import BridgeConfig, SurfaceId
+from tests.adapters.discord.flows import ANSWERER, STRANGER, TWO, config, env, prompt_in
 from tests.fakes.discord import FakeDiscord
-from tests.harness import Running, base_env, make_config, running, until
+from tests.harness import running, until
 
-ANSWERER = 4001
-STRANGER = 4002
 DEPLOY = {
     "questions": [{
         "id": "deploy_target", "header": "Deploy", "question": "Where should I deploy?",
         "options": [{"label": "Staging (Recommended)"}, {"label": "Production"},
                     {"label": "Canary", "description": "5% of traffic first"}],
     }],
-}
-TWO = {
-    "questions": [
-        {"id": "env", "header": "Env", "question": "Which environment?",
-         "options": [{"label": "Staging"}, {"label": "Production"}]},
-        {"id": "steps", "header": "Steps", "question": "Which steps should run?",
-         "multiSelect": True,
-         "options": [{"label": "Lint"}, {"label": "Test"}, {"label": "Build"}]},
-    ],
 }
 
 
@@ -39,26 +28,6 @@ async def fake() -> AsyncIterator[FakeDiscord]:
     server = await FakeDiscord().start()
     yield server
     await server.stop()
-
-
-def config(tmp: Path, fake: FakeDiscord, channel: int | None = None,
-           **extra: Any) -> BridgeConfig:
-    section = {"token_env": "DISCORD_BOT_TOKEN", "api_base": fake.api_base,
-               "gateway_url": fake.gateway_url, "answerers": [ANSWERER],
-               "guild_ready_timeout": 0.05, **extra}
-    return make_config(tmp, surfaces=[f"discord:{channel or fake.channel_id}"], discord=section)
-
-
-def env(fake: FakeDiscord) -> dict[str, str]:
-    return {**base_env(), "DISCORD_BOT_TOKEN": fake.token}
-
-
-async def prompt_in(fake: FakeDiscord, r: Running, channel: int | None = None) -> dict[str, Any]:
-    """The prompt at the fake, once the broker has also recorded its delivery (replies bind)."""
-    channel = channel or fake.channel_id
-    messages = await until(lambda: fake.in_channel(channel))
-    await until(lambda: r.bridge.store.pending_on_surface(SurfaceId(f"discord:{channel}")))
-    return dict(messages[-1])
 
 
 def ids(message: dict[str, Any]) -> list[str]:

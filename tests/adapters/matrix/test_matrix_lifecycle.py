@@ -34,7 +34,7 @@ from tests.adapters.matrix.people import (
     make_room,
     seen,
 )
-from tests.adapters.webhook.test_webhook_e2e import DEPLOY
+from tests.adapters.webhook.flows import DEPLOY
 from tests.harness import running, until
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.adapters.matrix.people import POLL_END, POLL_START, Mx, delivered, seen
-from tests.adapters.webhook.test_webhook_e2e import CHECKS, DEPLOY
+from tests.adapters.webhook.flows import CHECKS, DEPLOY
 from tests.harness import running, until
 
 START = POLL_START

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.adapters.matrix.people import Mx, delivered, seen
-from tests.adapters.webhook.test_webhook_e2e import CHECKS, DEPLOY
+from tests.adapters.webhook.flows import CHECKS, DEPLOY
 from tests.harness import running
 
 

@@ -1,11 +1,14 @@
-"""Shared pieces of the Telegram tests: named people and chats, requests, and waits."""
+"""Shared pieces of the Telegram tests: named people and chats, requests, waits, the `tg` context."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from tests.fakes.telegram import FakeTelegram, payload
-from tests.harness import Running, until
+from bridge import BridgeConfig
+from tests.fakes.telegram import TOKEN, FakeTelegram, payload
+from tests.harness import Running, base_env, make_config, until
 
 OWNER = payload("user_owner")
 STRANGER = payload("user_stranger")
@@ -47,3 +50,22 @@ async def edited(fake: FakeTelegram, prompt: dict[str, Any]) -> dict[str, Any]:
     def done(m: dict[str, Any]) -> bool:
         return m["message_id"] == prompt["message_id"] and "edit_date" in m
     return await fake.sent(prompt["chat"]["id"], done)
+
+
+@dataclass
+class Tg:
+    """One test's fake Bot API and the configs and environment that point a bridge at it."""
+
+    fake: FakeTelegram
+    tmp: Path
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {**base_env(), "TELEGRAM_BOT_TOKEN": TOKEN, "TG_HOOK_SECRET": "hook-secret-1"}
+
+    def config(self, chat: int | str, answerers: list[int] | None = None,
+               **telegram: Any) -> BridgeConfig:
+        section = {"token_env": "TELEGRAM_BOT_TOKEN", "base_url": self.fake.base_url,
+                   "poll_timeout": 5, "retry_base_seconds": 0.05,
+                   "answerers": answerers or [], **telegram}
+        return make_config(self.tmp, surfaces=[f"telegram:{chat}"], telegram=section)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 
-from tests.adapters.telegram.conftest import Tg
 from tests.adapters.telegram.flows import (
     CHECKS,
     CONFIRM,
@@ -14,6 +13,7 @@ from tests.adapters.telegram.flows import (
     LABELS,
     OWNER,
     STRANGER,
+    Tg,
     answered,
     delivered,
     deploy,

@@ -5,21 +5,12 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-import httpx
 import structlog
 from starlette.requests import Request
 
 from adapters.web.security import CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE, WebAuth
-from tests.adapters.web.test_web_ui import DEPLOY
+from tests.adapters.web.flows import DEPLOY, SURFACES, login
 from tests.harness import WEB_TOKEN, Running, make_config, running, until
-
-SURFACES = ["web", "webhook:sms:+100"]
-
-
-async def login(r: Running, http: httpx.AsyncClient) -> str:
-    response = await http.get("/", params={"token": WEB_TOKEN})
-    assert response.status_code == 303
-    return http.cookies[CSRF_COOKIE]
 
 
 async def pending_id(r: Running) -> str:

@@ -6,7 +6,6 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 import structlog
 
@@ -14,37 +13,19 @@ from adapters.web import push
 from adapters.web.push import subscription_key
 from adapters.web.vapid import PRIVATE_KEY
 from bridge import Delivery, QuestionId, Reminder, SurfaceId
-from tests.adapters.web.test_web_auth import login
-from tests.adapters.web.test_web_ui import DEPLOY, THREE
+from tests.adapters.web.flows import (
+    DEPLOY,
+    PUBLIC,
+    SUBJECT,
+    THREE,
+    config,
+    login,
+    same_origin,
+    stored,
+    subscribed,
+)
 from tests.fakes.push import FakeBrowser, fake_push_service
-from tests.harness import Running, make_config, running, until
-
-SURFACES = ["web", "webhook:sms:+100"]
-SUBJECT = "mailto:ops@example.com"
-PUBLIC = "https://ask.example.com"
-
-
-def config(tmp_path: Path, **sections: Any) -> Any:
-    return make_config(tmp_path, surfaces=SURFACES,
-                       web={"vapid_subject": SUBJECT, "public_url": PUBLIC}, **sections)
-
-
-def same_origin(r: Running, csrf: str) -> dict[str, str]:
-    return {"x-askbridge-csrf": csrf, "origin": r.url}
-
-
-async def subscribed(r: Running, http: httpx.AsyncClient, *browsers: FakeBrowser) -> str:
-    """Log in and subscribe each browser as the page would; the CSRF token for more requests."""
-    csrf = await login(r, http)
-    for browser in browsers:
-        response = await http.post("/ui/api/push/subscriptions", json=browser.subscription(),
-                                   headers=same_origin(r, csrf))
-        assert response.status_code == 201, response.text
-    return csrf
-
-
-async def stored(r: Running) -> list[str]:
-    return [key for key, _ in await r.bridge.store.state_items("web", "push:")]
+from tests.harness import Running, running, until
 
 
 async def test_every_device_gets_the_question_signed_and_encrypted(tmp_path: Path) -> None:

@@ -12,27 +12,9 @@ from playwright.async_api import Browser, expect
 
 from bridge import SIGNATURE_HEADER, sign
 from tests.adapters.web.browser import PHONE, signed_in
+from tests.adapters.web.flows import DEPLOY, SURFACES, THREE
 from tests.harness import WEBHOOK_SECRET, make_config, running, until
 
-SURFACES = ["web", "webhook:sms:+100"]
-DEPLOY = {
-    "questions": [{
-        "id": "deploy_target", "header": "Deploy", "question": "Where should I deploy?",
-        "options": [{"label": "Staging (Recommended)", "description": "Safe default"},
-                    {"label": "Production"}, {"label": "Canary"}],
-    }],
-}
-THREE = {
-    "questions": [
-        {"id": "env", "header": "Environment", "question": "Which environment?",
-         "options": [{"label": "Staging (Recommended)"}, {"label": "Production"}]},
-        {"id": "checks", "header": "Checks", "question": "Which checks should run first?",
-         "multiSelect": True,
-         "options": [{"label": "Lint"}, {"label": "Test"}, {"label": "Build"}]},
-        {"id": "notify", "header": "Notify", "question": "Who should hear about it?",
-         "options": [{"label": "Nobody"}, {"label": "The team channel"}]},
-    ],
-}
 THREE_ANSWERED = {"status": "answered", "answers": {"answers": {
     "env": {"answers": ["Production"]},
     "checks": {"answers": ["Lint", "Build"]},

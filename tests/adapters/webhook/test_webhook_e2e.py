@@ -8,22 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from bridge import SIGNATURE_HEADER, sign
+from tests.adapters.webhook.flows import CHECKS, DEPLOY, gateway_config, post_reply
 from tests.harness import WEBHOOK_SECRET, make_config, running, until
-
-DEPLOY = {
-    "questions": [{
-        "id": "deploy_target", "header": "Deploy", "question": "Where should I deploy?",
-        "options": [{"label": "Staging (Recommended)"}, {"label": "Production"},
-                    {"label": "Canary"}],
-    }],
-}
-
-
-async def post_reply(http: Any, text: str, sender: str = "+100", **extra: Any) -> Any:
-    body = json.dumps({"conversation": "+100", "sender": sender, "text": text, **extra}).encode()
-    return await http.post("/v1/channels/webhook/sms", content=body,
-                           headers={SIGNATURE_HEADER: sign(WEBHOOK_SECRET, body),
-                                    "content-type": "application/json"})
 
 
 async def test_reply_by_number_answers_the_agent(tmp_path: Path) -> None:
@@ -38,15 +24,6 @@ async def test_reply_by_number_answers_the_agent(tmp_path: Path) -> None:
             "status": "answered",
             "answers": {"answers": {"deploy_target": {"answers": ["Production"]}}},
         }
-
-
-CHECKS = {"id": "checks", "header": "Checks", "question": "Which checks?", "multiSelect": True,
-          "options": [{"label": "Lint"}, {"label": "Test"}, {"label": "Build"}]}
-
-
-def gateway_config(tmp_path: Path, url: str, **channel: Any) -> Any:
-    from tests.harness import make_config as mk
-    return mk(tmp_path, webhooks={"sms": {"secret_env": "HOOK_SECRET", "url": url, **channel}})
 
 
 async def test_prompt_is_posted_signed_and_finalized_without_echoing_free_text(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import re
 import signal
 import socket
@@ -17,16 +16,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.harness import free_port, until
+from tests.harness import clean_env, free_port, until
 
 ASKBRIDGE = [sys.executable, "-m", "bridge"]
-
-
-def clean_env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("ASKBRIDGE_") and "PROXY" not in k.upper()}
-    env.update(extra)
-    return env
 
 
 @asynccontextmanager

@@ -2,32 +2,13 @@
 
 from __future__ import annotations
 
-import re
 import tomllib
 from pathlib import Path
 
 from bridge.composition import make_adapters
 from bridge.config import parse_config
 from bridge.types import AdapterContext, AdapterPlugin
-
-EXAMPLE = Path(__file__).resolve().parent.parent / "config" / "askbridge.example.toml"
-
-
-def uncommented() -> str:
-    """The example with every commented-out adapter table and key switched on."""
-    lines = []
-    inside = False
-    for line in EXAMPLE.read_text().splitlines():
-        if re.match(r"^# \[(telegram|discord|slack|webhooks\.sms)\]$", line):
-            inside = True
-        elif not line.strip():
-            inside = False
-        if inside and re.match(r"^# (\[|[a-z_]+ = )", line):
-            line = line[2:]
-        lines.append(line)
-    text = "\n".join(lines)
-    assert "[[agents]]" in text
-    return text
+from tests.example import EXAMPLE, uncommented
 
 
 def test_the_example_parses_and_builds_every_adapter() -> None:

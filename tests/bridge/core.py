@@ -1,0 +1,90 @@
+"""A broker and an inbox composed as bridge/composition.py composes them: real store, real webhook adapter."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from adapters.webhook import plugin as webhook
+from bridge import AskRequest, QuestionId, SurfaceId, UserRef, parse_ask_request
+from bridge.broker import Broker
+from bridge.composition import make_adapters, make_store
+from bridge.config import parse_config
+from bridge.inbox import Inbox
+from bridge.store.records import now_ms
+from tests.fakes.gateway import Gateway
+from tests.harness import WEBHOOK_SECRET
+
+SMS = SurfaceId("webhook:sms:+100")
+PERSON = UserRef("+100")
+ENV = {"AGENT_TOKEN": "test-agent-token-0123456789", "SUB_TOKEN": "test-subagent-token-0123456789",
+       "HOOK_SECRET": WEBHOOK_SECRET}
+DEPLOY = {"questions": [{
+    "id": "deploy_target", "header": "Deploy", "question": "Where should I deploy?",
+    "options": [{"label": "Staging (Recommended)"}, {"label": "Production"}, {"label": "Canary"}],
+}]}
+CHECKS = {"id": "checks", "header": "Checks", "question": "Which checks?", "multiSelect": True,
+          "options": [{"label": "Lint"}, {"label": "Test"}, {"label": "Build"}]}
+BOTH = {"questions": [DEPLOY["questions"][0], CHECKS]}
+
+
+def request(raw: dict[str, Any]) -> AskRequest:
+    return parse_ask_request(raw)
+
+
+@dataclass
+class Core:
+    """The broker, the inbox the adapters call, and the fake gateway the `sms` channel posts to."""
+
+    broker: Broker
+    inbox: Inbox
+    gateway: Gateway
+    db: Path
+
+    async def delivered(self, question_id: QuestionId) -> bool:
+        """The broker recorded the delivery on `SMS` (the gateway has it a moment earlier)."""
+        deliveries = await self.broker.store.deliveries(question_id)
+        return any(d.surface == SMS and d.state == "delivered" for d in deliveries)
+
+    def overdue(self, question_id: QuestionId) -> None:
+        """Move the deadline into the past, as if it passed while the bridge was down."""
+        with sqlite3.connect(self.db) as db:
+            db.execute("UPDATE questions SET expires_at = ? WHERE id = ?",
+                       (now_ms() - 1000, question_id))
+
+
+@asynccontextmanager
+async def started(tmp: Path, gateway: Gateway) -> AsyncIterator[Core]:
+    """Build and start the core on `tmp` (the same `tmp` again is a restart); stop it after."""
+    config = parse_config({
+        "data_dir": str(tmp),
+        "store": {"path": str(tmp / "askbridge.db")},
+        "agents": [
+            {"name": "assistant", "token_env": "AGENT_TOKEN", "role": "main", "surfaces": [SMS]},
+            {"name": "helper", "token_env": "SUB_TOKEN", "role": "subagent", "surfaces": [SMS]},
+        ],
+        "webhooks": {"sms": {"secret_env": "HOOK_SECRET", "url": gateway.url}},
+    })
+    store = make_store(config)
+    adapters = make_adapters(config, ENV, [webhook], store)
+    broker = Broker(store, adapters, {a.name: a for a in config.agents})
+    inbox = Inbox(broker)
+    await store.open()
+    try:
+        for adapter in adapters.values():
+            await adapter.start(inbox, broker.reads)
+        await broker.start()
+    except BaseException:
+        await store.close()  # its worker thread would keep the test process alive
+        raise
+    try:
+        yield Core(broker, inbox, gateway, Path(config.store_path))
+    finally:
+        await broker.stop()  # before the adapters: in-flight prompts and edits still go out
+        for adapter in adapters.values():
+            await adapter.stop()
+        await store.close()
