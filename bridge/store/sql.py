@@ -232,9 +232,11 @@ class SqlStore(AdapterStateQueries, ReachQueries, OutboxQueries):
         await self._write(writes.save_partial(question_id, answers))
 
     async def partial(self, question_id: QuestionId) -> dict[str, list[str]]:
+        """Only a pending question's: its resolution ends them (see `writes.resolve`)."""
         rows = await self._rows(
-            "SELECT question_key, answers FROM partial_answers WHERE question_id = ?",
-            (question_id,))
+            "SELECT p.question_key, p.answers FROM partial_answers p "
+            "JOIN questions q ON q.id = p.question_id "
+            "WHERE p.question_id = ? AND q.status = 'pending'", (question_id,))
         return {str(k): cast(list[str], json.loads(v)) for k, v in rows}
 
     async def timeline(

@@ -101,7 +101,8 @@ def set_delivery(
 
 
 def resolve(question_id: QuestionId, resolution: Resolution) -> Write:
-    """Compare-and-set from `pending`; the winner also drops the partial answers."""
+    """Compare-and-set from `pending`. Partial answers end with it without being deleted
+    (`partial()` reads a pending question's only): one statement, so one round trip."""
     result, by = resolution.result, resolution.answered_by
     return Write(
         Step("UPDATE questions SET status = ?, reason = ?, result = ?, answered_surface = ?, "
@@ -109,8 +110,7 @@ def resolve(question_id: QuestionId, resolution: Resolution) -> Write:
              (result.status, result.reason, json.dumps(result.to_json()),
               by.surface if by else None, by.user if by else None, resolution.summary,
               resolution.resolved_at, question_id)),
-        (Step("DELETE FROM partial_answers WHERE question_id = ?", (question_id,)),),
-        "resolved", question_id)
+        event="resolved", question_id=question_id)
 
 
 def claim_finalization(question_id: QuestionId, surface: SurfaceId, lease_ms: int) -> Write:
