@@ -52,7 +52,8 @@ def statements(sql: str) -> list[str]:
 
 
 class SqlStore(AdapterStateQueries, ReachQueries, OutboxQueries):
-    """Every `Store` method as SQL; subclasses provide `_tx()`, `_read()` and `_is_conflict()`."""
+    """Every `Store` method as SQL; subclasses provide `_tx()`, `_read()` and `_is_conflict()`
+    (and `_alone()`, `_notice()` where they can do better than the defaults)."""
 
     shared = False
     """Whether other processes write to the same database (replicas)."""
@@ -91,9 +92,7 @@ class SqlStore(AdapterStateQueries, ReachQueries, OutboxQueries):
         A lone statement with nothing to tell needs no BEGIN/COMMIT of its own: one round trip
         (SQLite: one hop to aiosqlite's thread) instead of three.
         """
-        notice = None
-        if write.event is not None and write.question_id is not None:
-            notice = self._notice(write.event, write.question_id)
+        notice = self._notice(*write.event) if write.event else None
         if not write.then and not write.first.many and notice is None:
             async with self._alone() as db:
                 return await run(db, write.first)

@@ -45,12 +45,11 @@ class Write:
     """One transaction. `first` decides: its changed-row count is the write's result, and when
     it changed nothing the rest is skipped (a lost compare-and-set writes nothing more) and
     nobody is told. Otherwise `then` runs, and other processes sharing the database hear
-    `event` about `question_id` once it commits."""
+    `event` (`created`, `delivery` or `resolved`, and the question id) once it commits."""
 
     first: Step
     then: tuple[Step, ...] = ()
-    event: str | None = None
-    question_id: QuestionId | None = None
+    event: tuple[str, QuestionId] | None = None
 
 
 async def run(db: Executor, step: Step) -> int:
@@ -85,7 +84,7 @@ def create_question(
         Step(INSERT_QUESTION, (record.id, record.agent, record.session,
                                record.request.model_dump_json(by_alias=True), record.created_at,
                                record.expires_at)),
-        tuple(s for s in (deliveries, timer_rows) if s.args), "created", record.id)
+        tuple(s for s in (deliveries, timer_rows) if s.args), ("created", record.id))
 
 
 def set_delivery(
@@ -97,7 +96,7 @@ def set_delivery(
         "UPDATE deliveries SET state = ?, message_ref = ?, error = ?, updated_at = ?, "
         "delivered_at = ? WHERE question_id = ? AND surface = ?",
         (state, message_ref, error, now, now if state == "delivered" else None, question_id,
-         surface)), event="delivery", question_id=question_id)
+         surface)), event=("delivery", question_id))
 
 
 def resolve(question_id: QuestionId, resolution: Resolution) -> Write:
@@ -110,7 +109,7 @@ def resolve(question_id: QuestionId, resolution: Resolution) -> Write:
              (result.status, result.reason, json.dumps(result.to_json()),
               by.surface if by else None, by.user if by else None, resolution.summary,
               resolution.resolved_at, question_id)),
-        event="resolved", question_id=question_id)
+        event=("resolved", question_id))
 
 
 def claim_finalization(question_id: QuestionId, surface: SurfaceId, lease_ms: int) -> Write:
