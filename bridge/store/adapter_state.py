@@ -16,7 +16,7 @@ class _Backend(Protocol):
 
 
 class AdapterStateQueries:
-    """The `Store.state_*` methods for any SQL backend that provides `_tx()` and `_rows()`."""
+    """The `Store.state_*` methods for any SQL backend that provides `_write()` and `_rows()`."""
 
     async def state_get(self: _Backend, platform: str, key: str) -> str | None:
         rows = await self._rows(

@@ -23,7 +23,7 @@ def _event(row: Sequence[Any]) -> OutboxEvent:
 
 
 class OutboxQueries:
-    """The `Store` outbox methods for any SQL backend that provides `_tx()` and `_rows()`."""
+    """The `Store` outbox methods for any SQL backend that provides `_write()` and `_rows()`."""
 
     async def enqueue_events(self: _Backend, events: Sequence[OutboxEvent]) -> None:
         await self._write(Write(Step(

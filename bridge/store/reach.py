@@ -29,7 +29,7 @@ def _timer(row: Sequence[Any]) -> TimerRecord:
 
 
 class ReachQueries:
-    """The `Store` reach methods for any SQL backend that provides `_tx()` and `_rows()`."""
+    """The `Store` reach methods for any SQL backend that provides `_write()`, `_tx()` and `_rows()`."""
 
     async def open_timers(self: _Backend) -> list[TimerRecord]:
         rows = await self._rows(
