@@ -10,7 +10,7 @@ import asyncpg
 
 from bench.latency import ask_body
 from bench.scale import pool
-from bench.store import asks_per_second
+from bench.store import asks_per_second, lifecycles_per_second
 from bridge.broker import new_question_id
 from bridge.store.postgres import PostgresStore
 from bridge.validation import parse_ask_request
@@ -59,4 +59,8 @@ async def run_store_pg(n: int) -> dict[str, float]:
                 out[f"{name}_c{concurrency}_per_s"] = round(await fn(url, n, concurrency), 1)
         out[f"ratio_c{concurrency}"] = round(
             out[f"askbridge_c{concurrency}_per_s"] / out[f"asyncpg_c{concurrency}_per_s"], 3)
+        async with scratch_db("store_lifecycle") as url:
+            store = PostgresStore(url, max_size=max(1, concurrency))
+            out[f"lifecycle_c{concurrency}_per_s"] = round(
+                await lifecycles_per_second(store, n, concurrency), 1)
     return out

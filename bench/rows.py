@@ -79,6 +79,8 @@ def store_rows(report: Report, figures: dict[str, float], bare: str, target: flo
                    f"{figures[f'askbridge_c{c}_per_s']} / {figures[f'{bare}_c{c}_per_s']} "
                    f"= {ratio:.2f}×", f"≥ {target}×" if c == 1 else "",
                    verdict(ratio >= target) if c == 1 else "")
+    report.row(f"store question lifecycles/s on {bare}'s database (5 commits each), 1 / 16",
+               f"{figures['lifecycle_c1_per_s']} / {figures['lifecycle_c16_per_s']}")
 
 
 def fanout_rows(report: Report, f: dict[str, Any], single_ask_ms: float | None) -> None:

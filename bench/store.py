@@ -1,7 +1,8 @@
 """The store alone: committed asks/s of SqliteStore against bare aiosqlite single-row commits.
 
 Both on the same file system, same pragmas (WAL, synchronous=NORMAL), one connection, one commit
-per ask, sequential (what one event loop can push) and with 16 concurrent writers.
+per ask, sequential (what one event loop can push) and with 16 concurrent writers. Also every
+hot write of a question's life (ask, delivered, resolve, claim and mark the finalizing edit).
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ import aiosqlite
 from bench.latency import ask_body
 from bench.scale import pool
 from bridge.broker import new_question_id
-from bridge.contract import AskRequest
-from bridge.ids import AgentName, SessionKey, SurfaceId
-from bridge.store.records import QuestionRecord, Store, now_ms
+from bridge.contract import AskRequest, AskResult
+from bridge.ids import AgentName, MessageRef, SessionKey, SurfaceId, UserRef
+from bridge.store.records import AnsweredBy, QuestionRecord, Resolution, Store, now_ms
 from bridge.store.sqlite import SqliteStore
 from bridge.validation import parse_ask_request
 
@@ -48,6 +49,28 @@ async def asks_per_second(store: Store, n: int, concurrency: int) -> float:
         await store.close()
 
 
+async def lifecycles_per_second(store: Store, n: int, concurrency: int) -> float:
+    """Questions per second through all five hot writes, each its own commit."""
+    await store.open()
+    request = parse_ask_request(ask_body("store"))
+    surface = SurfaceId("telegram:777")
+    result = AskResult.answered({"q1": ["yes"]})
+
+    async def life(i: int) -> None:
+        record = ask_record(request, i)
+        await store.create_question(record, [surface])
+        await store.set_delivery(record.id, surface, "delivered", MessageRef(f"777:{i}"))
+        by = AnsweredBy(surface, UserRef("u1"))
+        await store.resolve(record.id, Resolution(result, "yes", now_ms(), by))
+        await store.claim_finalization(record.id, surface, 30_000)
+        await store.mark_finalized(record.id, surface)
+
+    try:
+        return n / await pool(n, concurrency, life)
+    finally:
+        await store.close()
+
+
 async def bare_aiosqlite(path: Path, n: int, concurrency: int) -> float:
     """One row (an id and the same request JSON) per commit, autocommit mode."""
     db = await aiosqlite.connect(str(path), isolation_level=None)
@@ -73,4 +96,7 @@ async def run_store(tmp: Path, n: int) -> dict[str, float]:
             out[f"{name}_c{concurrency}_per_s"] = round(await fn(path, n, concurrency), 1)
         out[f"ratio_c{concurrency}"] = round(
             out[f"askbridge_c{concurrency}_per_s"] / out[f"aiosqlite_c{concurrency}_per_s"], 3)
+        store = SqliteStore(str(tmp / f"store-lifecycle-{concurrency}.db"))
+        out[f"lifecycle_c{concurrency}_per_s"] = round(
+            await lifecycles_per_second(store, n, concurrency), 1)
     return out

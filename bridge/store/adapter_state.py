@@ -3,20 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol
 
 from bridge.store.records import now_ms
+from bridge.store.writes import Step, Write
 
 
 class _Backend(Protocol):
-    def _tx(self) -> AbstractAsyncContextManager[Any]: ...
+    async def _write(self, write: Write) -> int: ...
 
     async def _rows(self, sql: str, args: Sequence[Any] = ()) -> list[Sequence[Any]]: ...
 
 
 class AdapterStateQueries:
-    """The `Store.state_*` methods for any SQL backend that provides `_tx()` and `_rows()`."""
+    """The `Store.state_*` methods for any SQL backend that provides `_write()` and `_rows()`."""
 
     async def state_get(self: _Backend, platform: str, key: str) -> str | None:
         rows = await self._rows(
@@ -24,17 +24,14 @@ class AdapterStateQueries:
         return str(rows[0][0]) if rows else None
 
     async def state_put(self: _Backend, platform: str, key: str, value: str) -> None:
-        async with self._tx() as db:
-            await db.execute(
-                "INSERT INTO adapter_state (platform, key, value, updated_at) VALUES (?, ?, ?, ?) "
-                "ON CONFLICT (platform, key) DO UPDATE SET value = excluded.value, "
-                "updated_at = excluded.updated_at", (platform, key, value, now_ms()))
+        await self._write(Write(Step(
+            "INSERT INTO adapter_state (platform, key, value, updated_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (platform, key) DO UPDATE SET value = excluded.value, "
+            "updated_at = excluded.updated_at", (platform, key, value, now_ms()))))
 
     async def state_delete(self: _Backend, platform: str, key: str) -> bool:
-        async with self._tx() as db:
-            changed: int = await db.execute(
-                "DELETE FROM adapter_state WHERE platform = ? AND key = ?", (platform, key))
-        return changed > 0
+        return await self._write(Write(Step(
+            "DELETE FROM adapter_state WHERE platform = ? AND key = ?", (platform, key)))) > 0
 
     async def state_items(self: _Backend, platform: str, prefix: str = "") -> list[tuple[str, str]]:
         rows = await self._rows(

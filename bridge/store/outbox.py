@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol
 
 from bridge.store.records import OutboxEvent, now_ms
+from bridge.store.writes import Step, Write
 
 EVENT_COLUMNS = "id, url, type, body, attempts, next_at"
 
 
 class _Backend(Protocol):
-    def _tx(self) -> AbstractAsyncContextManager[Any]: ...
+    async def _write(self, write: Write) -> int: ...
 
     async def _rows(self, sql: str, args: Sequence[Any] = ()) -> list[Sequence[Any]]: ...
 
@@ -23,14 +23,13 @@ def _event(row: Sequence[Any]) -> OutboxEvent:
 
 
 class OutboxQueries:
-    """The `Store` outbox methods for any SQL backend that provides `_tx()` and `_rows()`."""
+    """The `Store` outbox methods for any SQL backend that provides `_write()` and `_rows()`."""
 
     async def enqueue_events(self: _Backend, events: Sequence[OutboxEvent]) -> None:
-        async with self._tx() as db:
-            await db.executemany(
-                f"INSERT INTO event_outbox ({EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT DO NOTHING",
-                [(e.id, e.url, e.type, e.body, e.attempts, e.next_at) for e in events])
+        await self._write(Write(Step(
+            f"INSERT INTO event_outbox ({EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT DO NOTHING",
+            [(e.id, e.url, e.type, e.body, e.attempts, e.next_at) for e in events], many=True)))
 
     async def due_events(self: _Backend, now: int, limit: int) -> list[OutboxEvent]:
         rows = await self._rows(
@@ -45,19 +44,16 @@ class OutboxQueries:
         return int(rows[0][0]) if rows and rows[0][0] is not None else None
 
     async def claim_event(self: _Backend, event: OutboxEvent, until: int) -> bool:
-        async with self._tx() as db:
-            changed: int = await db.execute(
-                "UPDATE event_outbox SET next_at = ? WHERE id = ? AND url = ? AND next_at = ? "
-                "AND done_at IS NULL", (until, event.id, event.url, event.next_at))
-        return changed == 1
+        return await self._write(Write(Step(
+            "UPDATE event_outbox SET next_at = ? WHERE id = ? AND url = ? AND next_at = ? "
+            "AND done_at IS NULL", (until, event.id, event.url, event.next_at)))) == 1
 
     async def event_tried(
         self: _Backend, event: OutboxEvent, *, done: bool, next_at: int | None, error: str | None
     ) -> None:
         """`next_at` None without `done`: given up (kept with its error, never tried again)."""
-        async with self._tx() as db:
-            await db.execute(
-                "UPDATE event_outbox SET attempts = attempts + 1, done_at = ?, next_at = ?, "
-                "error = ? WHERE id = ? AND url = ?",
-                (now_ms() if done else None, next_at if next_at is not None else -1, error,
-                 event.id, event.url))
+        await self._write(Write(Step(
+            "UPDATE event_outbox SET attempts = attempts + 1, done_at = ?, next_at = ?, "
+            "error = ? WHERE id = ? AND url = ?",
+            (now_ms() if done else None, next_at if next_at is not None else -1, error,
+             event.id, event.url))))

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator, Iterable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from functools import lru_cache
 from typing import Any
 
 import asyncpg
 
 from bridge.ids import QuestionId
-from bridge.store.sql import ChangeHandler, Row, SqlStore
+from bridge.store.sql import ChangeHandler, SqlStore, opened
+from bridge.store.writes import Row, Step
 
 _MIGRATION_LOCK = 0x61736B62  # "askb": one replica migrates at a time
 CHANNEL = "askbridge"
@@ -57,9 +58,7 @@ class PostgresStore(SqlStore):
 
     @property
     def pool(self) -> asyncpg.Pool:
-        if self._pool is None:
-            raise RuntimeError("the store is not open")
-        return self._pool
+        return opened(self._pool)
 
     async def open(self) -> None:
         self._pool = await asyncpg.create_pool(self.url, min_size=self.min_size,
@@ -86,11 +85,15 @@ class PostgresStore(SqlStore):
         async with self.pool.acquire() as conn:
             yield _PgExecutor(conn)
 
+    def _alone(self) -> AbstractAsyncContextManager[_PgExecutor]:
+        """Autocommit: the statement is its own transaction, one round trip instead of three."""
+        return self._read()
+
     async def _lock_migrations(self, db: Any) -> None:
         await db.execute("SELECT pg_advisory_xact_lock(?)", (_MIGRATION_LOCK,))
 
-    async def _notify(self, db: Any, event: str, question_id: QuestionId) -> None:
-        await db.execute("SELECT pg_notify(?, ?)", (CHANNEL, f"{event}:{question_id}"))
+    def _notice(self, event: str, question_id: QuestionId) -> Step:
+        return Step("SELECT pg_notify(?, ?)", (CHANNEL, f"{event}:{question_id}"))
 
     async def listen(self, handler: ChangeHandler) -> None:
         """LISTEN on a connection of its own; NOTIFY arrives once the writer commits."""

@@ -8,12 +8,15 @@ from typing import Any, Protocol
 
 from bridge.ids import MessageRef, QuestionId, SurfaceId
 from bridge.store.records import TimerRecord, now_ms
+from bridge.store.writes import Step, Write
 
 TIMER_COLUMNS = "t.question_id, t.kind, t.seq, t.due_at"
 
 
 class _Backend(Protocol):
     def _tx(self) -> AbstractAsyncContextManager[Any]: ...
+
+    async def _write(self, write: Write) -> int: ...
 
     async def _rows(self, sql: str, args: Sequence[Any] = ()) -> list[Sequence[Any]]: ...
 
@@ -26,7 +29,7 @@ def _timer(row: Sequence[Any]) -> TimerRecord:
 
 
 class ReachQueries:
-    """The `Store` reach methods for any SQL backend that provides `_tx()` and `_rows()`."""
+    """The `Store` reach methods for any SQL backend that provides `_write()`, `_tx()` and `_rows()`."""
 
     async def open_timers(self: _Backend) -> list[TimerRecord]:
         rows = await self._rows(
@@ -42,18 +45,15 @@ class ReachQueries:
 
     async def claim_timer(self: _Backend, timer: TimerRecord, lease_ms: int) -> bool:
         now = now_ms()
-        async with self._tx() as db:
-            changed: int = await db.execute(
-                "UPDATE timers SET claimed_at = ? WHERE question_id = ? AND kind = ? AND seq = ? "
-                "AND sent_at IS NULL AND (claimed_at IS NULL OR claimed_at <= ?)",
-                (now, timer.question_id, timer.kind, timer.seq, now - lease_ms))
-        return changed == 1
+        return await self._write(Write(Step(
+            "UPDATE timers SET claimed_at = ? WHERE question_id = ? AND kind = ? AND seq = ? "
+            "AND sent_at IS NULL AND (claimed_at IS NULL OR claimed_at <= ?)",
+            (now, timer.question_id, timer.kind, timer.seq, now - lease_ms)))) == 1
 
     async def timer_done(self: _Backend, timer: TimerRecord) -> None:
-        async with self._tx() as db:
-            await db.execute(
-                "UPDATE timers SET sent_at = ? WHERE question_id = ? AND kind = ? AND seq = ?",
-                (now_ms(), timer.question_id, timer.kind, timer.seq))
+        await self._write(Write(Step(
+            "UPDATE timers SET sent_at = ? WHERE question_id = ? AND kind = ? AND seq = ?",
+            (now_ms(), timer.question_id, timer.kind, timer.seq))))
 
     async def add_deliveries(
         self: _Backend, question_id: QuestionId, surfaces: Sequence[SurfaceId], tier: int
@@ -80,11 +80,9 @@ class ReachQueries:
     async def note_reminder(
         self: _Backend, question_id: QuestionId, surface: SurfaceId, message_ref: MessageRef | None
     ) -> None:
-        async with self._tx() as db:
-            await db.execute(
-                "UPDATE deliveries SET reminders = reminders + 1, updated_at = ? "
-                "WHERE question_id = ? AND surface = ?", (now_ms(), question_id, surface))
-            if message_ref is not None:
-                await db.execute(
-                    "INSERT INTO message_refs (surface, message_ref, question_id) VALUES (?, ?, ?) "
-                    "ON CONFLICT DO NOTHING", (surface, message_ref, question_id))
+        refs = () if message_ref is None else (Step(
+            "INSERT INTO message_refs (surface, message_ref, question_id) VALUES (?, ?, ?) "
+            "ON CONFLICT DO NOTHING", (surface, message_ref, question_id)),)
+        await self._write(Write(Step(
+            "UPDATE deliveries SET reminders = reminders + 1, updated_at = ? "
+            "WHERE question_id = ? AND surface = ?", (now_ms(), question_id, surface)), refs))

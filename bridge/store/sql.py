@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
-from functools import lru_cache
 from importlib import resources
-from typing import Any, Protocol, cast
+from typing import Any, TypeVar, cast
 
-from bridge.contract import AskRequest, AskResult
-from bridge.ids import AgentName, MessageRef, QuestionId, SessionKey, SurfaceId, UserRef
+from bridge.ids import AgentName, MessageRef, QuestionId, SessionKey, SurfaceId
+from bridge.store import writes
 from bridge.store.adapter_state import AdapterStateQueries
 from bridge.store.outbox import OutboxQueries
 from bridge.store.reach import ReachQueries
 from bridge.store.records import (
-    AnsweredBy,
     DeliveryRecord,
     DeliveryState,
     PendingConflict,
@@ -23,90 +21,20 @@ from bridge.store.records import (
     Resolution,
     SessionInfo,
     TimerRecord,
-    now_ms,
 )
+from bridge.store.rows import D_COLUMNS, DELIVERY_COLUMNS, Q_COLUMNS, row_to_delivery, row_to_question
+from bridge.store.writes import QUESTION_COLUMNS, Executor, Row, Step, Write, run
 
-QUESTION_COLUMNS = (
-    "id, agent, session, request, status, reason, result, answered_surface, answered_user, "
-    "summary, created_at, expires_at, resolved_at"
-)
-_Q_COLUMNS = ", ".join(f"q.{c.strip()}" for c in QUESTION_COLUMNS.split(","))
-DELIVERY_COLUMNS = (
-    "question_id, surface, state, message_ref, error, finalized, tier, delivered_at, reminders")
-_D_COLUMNS = ", ".join(f"d.{c.strip()}" for c in DELIVERY_COLUMNS.split(","))
-Row = Sequence[Any]
 ChangeHandler = Callable[[str, QuestionId], None]
 """Receives `created`, `delivery` or `resolved` and the question id."""
+T = TypeVar("T")
 
 
-class Executor(Protocol):
-    """One connection inside a transaction; SQL uses `?` placeholders on every backend."""
-
-    async def execute(self, sql: str, args: Sequence[Any] = ()) -> int:
-        """Run a statement; return the number of rows it changed."""
-        ...
-
-    async def executemany(self, sql: str, args: Iterable[Sequence[Any]]) -> None: ...
-
-    async def rows(self, sql: str, args: Sequence[Any] = ()) -> list[Row]: ...
-
-
-INSERT_QUESTION = (
-    f"INSERT INTO questions ({QUESTION_COLUMNS}) "
-    "VALUES (?, ?, ?, ?, 'pending', NULL, NULL, NULL, NULL, NULL, ?, ?, NULL)")
-INSERT_DELIVERY = (
-    "INSERT INTO deliveries (question_id, surface, position, state, updated_at) "
-    "VALUES (?, ?, ?, 'sending', ?)")
-INSERT_TIMER = "INSERT INTO timers (question_id, kind, seq, due_at) VALUES (?, ?, ?, ?)"
-UPDATE_DELIVERY = (
-    "UPDATE deliveries SET state = ?, message_ref = ?, error = ?, updated_at = ?, "
-    "delivered_at = ? WHERE question_id = ? AND surface = ?")
-RESOLVE_QUESTION = (
-    "UPDATE questions SET status = ?, reason = ?, result = ?, answered_surface = ?, "
-    "answered_user = ?, summary = ?, resolved_at = ? WHERE id = ? AND status = 'pending'")
-DELETE_PARTIALS = "DELETE FROM partial_answers WHERE question_id = ?"
-CLAIM_FINALIZATION = (
-    "UPDATE deliveries SET finalize_claimed_at = ? WHERE question_id = ? AND surface = ? "
-    "AND finalized = 0 AND (finalize_claimed_at IS NULL OR finalize_claimed_at <= ?)")
-MARK_FINALIZED = (
-    "UPDATE deliveries SET finalized = 1, updated_at = ? "
-    "WHERE question_id = ? AND surface = ? AND finalized = 0")
-
-
-def question_args(record: QuestionRecord) -> tuple[Any, ...]:
-    return (record.id, record.agent, record.session,
-            record.request.model_dump_json(by_alias=True), record.created_at, record.expires_at)
-
-
-def delivery_args(record: QuestionRecord, surfaces: list[SurfaceId]) -> list[tuple[Any, ...]]:
-    return [(record.id, s, i, record.created_at) for i, s in enumerate(surfaces)]
-
-
-def update_delivery_args(
-    question_id: QuestionId, surface: SurfaceId, state: DeliveryState,
-    message_ref: MessageRef | None, error: str | None,
-) -> tuple[Any, ...]:
-    now = now_ms()
-    return (state, message_ref, error, now, now if state == "delivered" else None, question_id,
-            surface)
-
-
-def timer_args(timers: Sequence[TimerRecord]) -> list[tuple[Any, ...]]:
-    return [(t.question_id, t.kind, t.seq, t.due_at) for t in timers]
-
-
-def resolve_args(question_id: QuestionId, resolution: Resolution) -> tuple[Any, ...]:
-    result, by = resolution.result, resolution.answered_by
-    return (result.status, result.reason, json.dumps(result.to_json()),
-            by.surface if by else None, by.user if by else None, resolution.summary,
-            resolution.resolved_at, question_id)
-
-
-@lru_cache(maxsize=1024)
-def parse_request(text: str) -> AskRequest:
-    """Stored requests are parsed again on every read; they never change, and the model is
-    frozen, so one parse per distinct text is enough (restart and hot reads alike)."""
-    return AskRequest.model_validate_json(text)
+def opened(handle: T | None) -> T:
+    """A backend's connection or pool, once `open()` made it."""
+    if handle is None:
+        raise RuntimeError("the store is not open")
+    return handle
 
 
 def migrations() -> list[tuple[int, str]]:
@@ -123,42 +51,9 @@ def statements(sql: str) -> list[str]:
     return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]
 
 
-def row_to_question(row: Row) -> QuestionRecord:
-    (qid, agent, session, request, status, reason, result, a_surface, a_user, summary,
-     created_at, expires_at, resolved_at) = tuple(row)
-    return QuestionRecord(
-        id=QuestionId(qid),
-        agent=AgentName(agent),
-        session=SessionKey(session),
-        request=parse_request(request),
-        status=status,
-        reason=reason,
-        result=AskResult.model_validate_json(result) if result else None,
-        answered_by=AnsweredBy(SurfaceId(a_surface), UserRef(a_user)) if a_surface else None,
-        summary=summary,
-        created_at=int(created_at),
-        expires_at=int(expires_at),
-        resolved_at=int(resolved_at) if resolved_at is not None else None,
-    )
-
-
-def row_to_delivery(row: Row) -> DeliveryRecord:
-    qid, surface, state, ref, error, finalized, tier, delivered_at, reminders = tuple(row)
-    return DeliveryRecord(
-        question_id=QuestionId(qid),
-        surface=SurfaceId(surface),
-        state=state,
-        message_ref=MessageRef(ref) if ref is not None else None,
-        error=error,
-        finalized=bool(finalized),
-        tier=int(tier),
-        delivered_at=int(delivered_at) if delivered_at is not None else None,
-        reminders=int(reminders),
-    )
-
-
 class SqlStore(AdapterStateQueries, ReachQueries, OutboxQueries):
-    """Every `Store` method as SQL; subclasses provide `_tx()`, `_read()` and `_is_conflict()`."""
+    """Every `Store` method as SQL; subclasses provide `_tx()`, `_read()` and `_is_conflict()`
+    (and `_alone()`, `_notice()` where they can do better than the defaults)."""
 
     shared = False
     """Whether other processes write to the same database (replicas)."""
@@ -166,6 +61,11 @@ class SqlStore(AdapterStateQueries, ReachQueries, OutboxQueries):
     def _tx(self) -> AbstractAsyncContextManager[Executor]:
         """A write transaction (serialized against other writers)."""
         raise TypeError("SqlStore is abstract")
+
+    def _alone(self) -> AbstractAsyncContextManager[Executor]:
+        """A connection for one statement that is atomic by itself (still serialized against
+        other writers); backends without a cheaper way run it as a transaction."""
+        return self._tx()
 
     def _read(self) -> AbstractAsyncContextManager[Executor]:
         """A connection for reads."""
@@ -177,8 +77,31 @@ class SqlStore(AdapterStateQueries, ReachQueries, OutboxQueries):
     async def _lock_migrations(self, db: Executor) -> None:
         """Backends with several writers (replicas) take a lock here."""
 
+    def _notice(self, event: str, question_id: QuestionId) -> Step | None:
+        """The statement that tells other processes sharing the database, on commit (none for
+        a single process)."""
+        return None
+
     async def _notify(self, db: Executor, event: str, question_id: QuestionId) -> None:
-        """Tell other processes sharing the database, on commit (no-op for a single process)."""
+        if (notice := self._notice(event, question_id)) is not None:
+            await run(db, notice)
+
+    async def _write(self, write: Write) -> int:
+        """Run `write` as one transaction; the rows its first statement changed.
+
+        A lone statement with nothing to tell needs no BEGIN/COMMIT of its own: one round trip
+        (SQLite: one hop to aiosqlite's thread) instead of three.
+        """
+        notice = self._notice(*write.event) if write.event else None
+        if not write.then and not write.first.many and notice is None:
+            async with self._alone() as db:
+                return await run(db, write.first)
+        async with self._tx() as db:
+            changed = await run(db, write.first)
+            if changed:
+                for step in (*write.then, *([notice] if notice else [])):
+                    await run(db, step)
+            return changed
 
     async def listen(self, handler: ChangeHandler) -> None:
         """Call `handler(event, question_id)` for changes committed by other processes."""
@@ -209,37 +132,20 @@ class SqlStore(AdapterStateQueries, ReachQueries, OutboxQueries):
         self, record: QuestionRecord, surfaces: list[SurfaceId], timers: Sequence[TimerRecord] = ()
     ) -> None:
         try:
-            async with self._tx() as db:
-                await db.execute(INSERT_QUESTION, question_args(record))
-                await db.executemany(INSERT_DELIVERY, delivery_args(record, surfaces))
-                if timers:
-                    await db.executemany(INSERT_TIMER, timer_args(timers))
-                await self._notify(db, "created", record.id)
+            await self._write(writes.create_question(record, surfaces, timers))
         except Exception as exc:
             if self._is_conflict(exc):
                 raise PendingConflict(record.session) from exc
             raise
 
     async def set_delivery(
-        self,
-        question_id: QuestionId,
-        surface: SurfaceId,
-        state: DeliveryState,
-        message_ref: MessageRef | None = None,
-        error: str | None = None,
+        self, question_id: QuestionId, surface: SurfaceId, state: DeliveryState,
+        message_ref: MessageRef | None = None, error: str | None = None,
     ) -> None:
-        async with self._tx() as db:
-            await db.execute(UPDATE_DELIVERY, update_delivery_args(
-                question_id, surface, state, message_ref, error))
-            await self._notify(db, "delivery", question_id)
+        await self._write(writes.set_delivery(question_id, surface, state, message_ref, error))
 
     async def resolve(self, question_id: QuestionId, resolution: Resolution) -> bool:
-        async with self._tx() as db:
-            changed = await db.execute(RESOLVE_QUESTION, resolve_args(question_id, resolution))
-            if changed == 1:
-                await db.execute(DELETE_PARTIALS, (question_id,))
-                await self._notify(db, "resolved", question_id)
-            return changed == 1
+        return await self._write(writes.resolve(question_id, resolution)) == 1
 
     async def get_question(self, question_id: QuestionId) -> QuestionRecord | None:
         rows = await self._rows(f"SELECT {QUESTION_COLUMNS} FROM questions WHERE id = ?",
@@ -270,20 +176,13 @@ class SqlStore(AdapterStateQueries, ReachQueries, OutboxQueries):
     async def claim_finalization(
         self, question_id: QuestionId, surface: SurfaceId, lease_ms: int
     ) -> bool:
-        now = now_ms()
-        async with self._tx() as db:
-            return await db.execute(CLAIM_FINALIZATION,
-                                    (now, question_id, surface, now - lease_ms)) == 1
+        return await self._write(writes.claim_finalization(question_id, surface, lease_ms)) == 1
 
     async def release_finalization_claims(self) -> int:
-        async with self._tx() as db:
-            return await db.execute(
-                "UPDATE deliveries SET finalize_claimed_at = NULL "
-                "WHERE finalized = 0 AND finalize_claimed_at IS NOT NULL")
+        return await self._write(writes.RELEASE_FINALIZATION_CLAIMS)
 
     async def mark_finalized(self, question_id: QuestionId, surface: SurfaceId) -> bool:
-        async with self._tx() as db:
-            return await db.execute(MARK_FINALIZED, (now_ms(), question_id, surface)) == 1
+        return await self._write(writes.mark_finalized(question_id, surface)) == 1
 
     async def pending_questions(self) -> list[QuestionRecord]:
         rows = await self._rows(f"SELECT {QUESTION_COLUMNS} FROM questions "
@@ -297,7 +196,7 @@ class SqlStore(AdapterStateQueries, ReachQueries, OutboxQueries):
     async def pending_deliveries(self) -> list[DeliveryRecord]:
         """Every delivery of every pending question (one query, for restart)."""
         rows = await self._rows(
-            f"SELECT {_D_COLUMNS} FROM deliveries d JOIN questions q ON q.id = d.question_id "
+            f"SELECT {D_COLUMNS} FROM deliveries d JOIN questions q ON q.id = d.question_id "
             "WHERE q.status = 'pending' ORDER BY d.question_id, d.position")
         return [row_to_delivery(r) for r in rows]
 
@@ -305,7 +204,7 @@ class SqlStore(AdapterStateQueries, ReachQueries, OutboxQueries):
         self, surface: SurfaceId, state: DeliveryState = "delivered", limit: int | None = None
     ) -> list[QuestionRecord]:
         rows = await self._rows(
-            f"SELECT {_Q_COLUMNS} FROM questions q JOIN deliveries d ON d.question_id = q.id "
+            f"SELECT {Q_COLUMNS} FROM questions q JOIN deliveries d ON d.question_id = q.id "
             "WHERE q.status = 'pending' AND d.surface = ? AND d.state = ? "
             "ORDER BY q.created_at, q.id" + (" LIMIT ?" if limit else ""),
             (surface, state, limit) if limit else (surface, state))
@@ -324,24 +223,19 @@ class SqlStore(AdapterStateQueries, ReachQueries, OutboxQueries):
 
     async def unfinalized(self) -> list[DeliveryRecord]:
         rows = await self._rows(
-            f"SELECT {_D_COLUMNS} FROM deliveries d JOIN questions q ON q.id = d.question_id "
+            f"SELECT {D_COLUMNS} FROM deliveries d JOIN questions q ON q.id = d.question_id "
             "WHERE q.status <> 'pending' AND d.state = 'delivered' AND d.finalized = 0")
         return [row_to_delivery(r) for r in rows]
 
     async def save_partial(self, question_id: QuestionId, answers: dict[str, list[str]]) -> None:
-        stamp = now_ms()
-        async with self._tx() as db:
-            await db.executemany(
-                "INSERT INTO partial_answers (question_id, question_key, answers, updated_at) "
-                "VALUES (?, ?, ?, ?) ON CONFLICT (question_id, question_key) "
-                "DO UPDATE SET answers = excluded.answers, updated_at = excluded.updated_at",
-                [(question_id, k, json.dumps(v), stamp) for k, v in answers.items()],
-            )
+        await self._write(writes.save_partial(question_id, answers))
 
     async def partial(self, question_id: QuestionId) -> dict[str, list[str]]:
+        """Only a pending question's: its resolution ends them (see `writes.resolve`)."""
         rows = await self._rows(
-            "SELECT question_key, answers FROM partial_answers WHERE question_id = ?",
-            (question_id,))
+            "SELECT p.question_key, p.answers FROM partial_answers p "
+            "JOIN questions q ON q.id = p.question_id "
+            "WHERE p.question_id = ? AND q.status = 'pending'", (question_id,))
         return {str(k): cast(list[str], json.loads(v)) for k, v in rows}
 
     async def timeline(

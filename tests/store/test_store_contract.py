@@ -108,6 +108,28 @@ async def test_deliveries_refs_and_finalization_once(store: Store) -> None:
     assert await store.unfinalized() == []
 
 
+async def test_a_write_failing_halfway_leaves_nothing_and_lone_writes_meanwhile_stay(
+    store: Store,
+) -> None:
+    """A write of several statements is one transaction; a one-statement write sent while it
+    is open neither joins it nor is rolled back with it."""
+    await store.create_question(record("q1"), SURFACES)
+    due = now_ms() + 60_000
+    twice = [TimerRecord(QuestionId("q2"), "remind", 1, due)] * 2  # the timers' insert fails
+    outcomes = await asyncio.gather(
+        store.create_question(record("q2", session="other"), SURFACES, twice),
+        store.set_delivery(QuestionId("q1"), SurfaceId("web"), "delivered", MessageRef("m1")),
+        store.claim_finalization(QuestionId("q1"), SurfaceId("telegram:1"), 60_000),
+        return_exceptions=True)
+    assert isinstance(outcomes[0], Exception) and outcomes[2] is True
+    assert await store.get_question(QuestionId("q2")) is None
+    assert await store.deliveries(QuestionId("q2")) == []
+    assert await store.timers_of(QuestionId("q2")) == []
+    web = (await store.deliveries(QuestionId("q1")))[0]
+    assert (web.state, web.message_ref) == ("delivered", "m1")
+    assert not await store.claim_finalization(QuestionId("q1"), SurfaceId("telegram:1"), 60_000)
+
+
 async def test_partial_answers_kept_until_resolution(store: Store) -> None:
     await store.create_question(record("q1"), SURFACES)
     await store.save_partial(QuestionId("q1"), {"env": ["Staging"]})
