@@ -1,6 +1,6 @@
 """askbridge's core: the `ask_user` contract, the broker, and the names adapters build on."""
 
-from bridge.backoff import backoff
+from bridge.backoff import backoff, backoff_delay
 from bridge.bodies import BadJson, parse_json, read_json
 from bridge.config import BridgeConfig, ConfigError, adapter_section, config_problems
 from bridge.contract import AskRequest, AskResult, InvalidRequest, Problem, parse_ask_request
@@ -115,6 +115,7 @@ __all__ = [
     "UserRef",
     "adapter_section",
     "backoff",
+    "backoff_delay",
     "config_problems",
     "error_response",
     "negotiate",

@@ -30,6 +30,7 @@ from bridge import (
     Prompt,
     Reminder,
     SurfaceId,
+    backoff,
 )
 
 log = structlog.get_logger("askbridge.discord")
@@ -150,22 +151,21 @@ class DiscordAdapter:
             await self._log_in()
 
     async def _login_loop(self, client: _Client) -> None:
-        delay = 1.0
+        pauses = backoff(1.0, LOGIN_BACKOFF_MAX)
         while not client.is_closed():
             try:
                 await client.login(self._token)
                 return
             except (aiohttp.ClientError, OSError, discord.DiscordServerError) as exc:
-                log.warning("discord_login_retry", error=type(exc).__name__, delay=delay)
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, LOGIN_BACKOFF_MAX)
+                log.warning("discord_login_retry", error=type(exc).__name__)
+            await anext(pauses)
 
     async def _gateway(self, client: _Client) -> None:
         if self._login is not None:
             await self._login
         # discord.py resumes or re-identifies by itself after gateway loss (op 7, drops), but an
         # event it cannot parse raises out of connect(): reconnect then, or Discord stays deaf.
-        delay = 1.0
+        pauses = backoff(1.0, LOGIN_BACKOFF_MAX)
         while not client.is_closed():
             try:
                 await client.connect(reconnect=True)
@@ -173,9 +173,8 @@ class DiscordAdapter:
             except (discord.LoginFailure, discord.PrivilegedIntentsRequired):
                 raise
             except Exception as exc:
-                log.warning("discord_gateway_error", error=type(exc).__name__, retry_in=delay)
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, LOGIN_BACKOFF_MAX)
+                log.warning("discord_gateway_error", error=type(exc).__name__)
+            await anext(pauses)
 
     async def stop(self) -> None:
         await self._close()

@@ -48,6 +48,7 @@ from bridge import (
     Prompt,
     Reminder,
     SurfaceId,
+    backoff,
     error_response,
     tr,
 )
@@ -126,19 +127,18 @@ class SlackAdapter:
     async def _connect(self) -> None:
         """First connection with backoff; slack_sdk reconnects on its own after that."""
         assert self._socket is not None
-        delay = 1.0
+        pauses = backoff(1.0, 60.0)
         while True:
             try:
                 await asyncio.wait_for(self._socket.connect_async(),  # type: ignore[no-untyped-call]
                                        self.config.connect_timeout_seconds)
             except TimeoutError:
-                log.warning("slack_socket_connect_failed", retry_in=delay)
+                log.warning("slack_socket_connect_failed")
             else:
                 log.info("slack_socket_connected")
                 self._connected.set()
                 return
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, 60.0)
+            await anext(pauses)
 
     async def stop(self) -> None:
         await self.disconnect()

@@ -40,6 +40,7 @@ from bridge import (
     Prompt,
     Reminder,
     SurfaceId,
+    backoff,
 )
 
 log = structlog.get_logger("askbridge.telegram")
@@ -229,12 +230,10 @@ class TelegramAdapter:
 
     async def _reconnect(self, app: TelegramApp) -> None:
         """Keep trying (backing off to a minute) while Telegram is unreachable at start."""
-        pause = self.config.retry_base_seconds
-        while not self._ready:
-            await asyncio.sleep(pause)
-            pause = min(pause * 2, 60.0)
+        async for _ in backoff(self.config.retry_base_seconds, 60.0):
             try:
                 await self._connect(app)
+                return
             except InvalidToken as exc:
                 self._down = explain(exc, self.config.token_env)
                 log.error("telegram_token_rejected", token_env=self.config.token_env)

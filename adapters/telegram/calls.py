@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import math
 import warnings
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
@@ -21,7 +22,7 @@ from telegram.error import (
 from telegram.warnings import PTBDeprecationWarning
 
 from adapters.telegram.config import TelegramConfig
-from bridge import DeliveryError
+from bridge import DeliveryError, backoff_delay
 
 log = structlog.get_logger("askbridge.telegram")
 T = TypeVar("T")
@@ -74,7 +75,7 @@ class Caller:
                     break
             except NetworkError as exc:  # 5xx, timeouts, refused connections
                 last = exc
-                wait = self.config.retry_base_seconds * 2 ** attempt
+                wait = backoff_delay(attempt, self.config.retry_base_seconds, math.inf)
             except TelegramError as exc:  # a bad token, a blocked bot: retrying cannot help
                 last = exc
                 break

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from collections.abc import Sequence
@@ -36,6 +35,7 @@ from bridge import (
     Prompt,
     Reminder,
     SurfaceId,
+    backoff,
     error_response,
     parse_json,
     sign,
@@ -110,23 +110,28 @@ class WebhookAdapter:
         headers = {"content-type": "application/json",
                    SIGNATURE_HEADER: sign(self.secrets[name], body),
                    **timestamp_headers(self.secrets[name], body)}
-        problem = "no attempt made"
-        for attempt in range(channel.attempts):
-            if attempt:
-                await asyncio.sleep(min(0.25 * 2 ** attempt, 4.0))
-            try:
-                response = await self._http.post(channel.url, content=body, headers=headers,
-                                                 timeout=channel.timeout_seconds)
-            except httpx.HTTPError as exc:
-                problem = f"the gateway could not be reached ({type(exc).__name__})"
-                continue
-            if response.status_code < 300:
-                return
-            problem = f"the gateway answered HTTP {response.status_code}"
-            if response.status_code not in RETRY_STATUSES:
-                break
+        problem, retry = await self._post(channel, body, headers)
+        retries = backoff(0.5, 4.0, tries=channel.attempts - 1)
+        while retry and await anext(retries, None) is not None:
+            problem, retry = await self._post(channel, body, headers)
+        if problem is None:
+            return
         log.warning("webhook_send_failed", channel=name, kind=payload["kind"], error=problem)
         raise DeliveryError(problem)
+
+    async def _post(self, channel: WebhookChannelConfig, body: bytes,
+                    headers: dict[str, str]) -> tuple[str | None, bool]:
+        """One POST to the gateway: what went wrong (None when taken), and whether to retry."""
+        assert channel.url is not None
+        try:
+            response = await self._http.post(channel.url, content=body, headers=headers,
+                                             timeout=channel.timeout_seconds)
+        except httpx.HTTPError as exc:
+            return f"the gateway could not be reached ({type(exc).__name__})", True
+        if response.status_code < 300:
+            return None, False
+        return (f"the gateway answered HTTP {response.status_code}",
+                response.status_code in RETRY_STATUSES)
 
     async def _inbound(self, request: Request) -> JSONResponse:
         name = request.path_params["name"]
