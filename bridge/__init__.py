@@ -25,7 +25,7 @@ from bridge.native import (
 from bridge.parsing import Parsed, Picked, Refused, Skip, parse_answer, parse_reply
 from bridge.rendering import OTHER_BUTTON, SKIP_BUTTON, prompt_text
 from bridge.security import SIGNATURE_HEADER, sign, verify_signature
-from bridge.splitting import split_text, status_room
+from bridge.splitting import split_escaped, split_text, status_room
 from bridge.types import (
     Adapter,
     AdapterContext,
@@ -126,6 +126,7 @@ __all__ = [
     "prompt_text",
     "read_json",
     "sign",
+    "split_escaped",
     "split_text",
     "status_room",
     "surface_platform",

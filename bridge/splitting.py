@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # annotations only: this module stays pure
+    from bridge.types import Prompt
 
 _ZWJ = "\u200d"
 
@@ -25,10 +29,31 @@ def split_text(text: str, limit: int, *, last_room: int = 0) -> list[str]:
     return parts
 
 
-def status_room(labels: Iterable[str]) -> int:
-    """Room for a status line naming any of these option labels (`Answered: A, B`), so a
-    finalization edit of a prompt's last part never outgrows the surface's limit."""
-    return 60 + sum(len(label) + 2 for label in labels)
+def split_escaped(text: str, limit: int, escape: Callable[[str], str], *,
+                  last_room: int = 0) -> list[str]:
+    """`split_text` for surfaces that escape markup (Slack's `&lt;`, Discord's `\\*`): the parts
+    come back escaped, each within `limit` once escaped. The text is cut before escaping, so
+    no cut falls inside an escape."""
+    parts = split_text(text, limit, last_room=last_room)
+    out: list[str] = []
+    for n, part in enumerate(parts):
+        out += _escaped(part, limit - (last_room if n == len(parts) - 1 else 0), escape)
+    return out
+
+
+def _escaped(part: str, limit: int, escape: Callable[[str], str]) -> list[str]:
+    shown = escape(part)
+    if len(shown) <= limit:
+        return [shown]
+    smaller = max(1, len(part) * limit // len(shown))  # shorter than `part`: this ends
+    return [e for piece in split_text(part, smaller) for e in _escaped(piece, limit, escape)]
+
+
+def status_room(prompt: Prompt) -> int:
+    """Room for the longest status line the prompt can end with (`Answered: ` and every option
+    label, with the surface's markup), so a finalization that adds it to the prompt's last part
+    never outgrows the surface's limit."""
+    return 60 + sum(len(label) + 2 for q in prompt.questions for label, _ in q.options)
 
 
 def _pack(text: str, limit: int) -> list[str]:

@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 import structlog
+from telegram import Bot
 from telegram.error import (
     BadRequest,
     ChatMigrated,
@@ -86,3 +87,15 @@ class Caller:
         assert last is not None
         log.warning("telegram_call_failed", method=method, error=type(last).__name__)
         raise DeliveryError(explain(last, self.config.token_env)) from last
+
+
+async def whoami(config: TelegramConfig, token: str) -> str:
+    """`askbridge doctor`: getMe with the configured token, or a `DeliveryError` saying why not."""
+    bot = Bot(token, base_url=config.base_url, base_file_url=config.file_url)
+    try:
+        me = await bot.get_me(read_timeout=config.request_timeout)
+    except TelegramError as exc:
+        raise DeliveryError(explain(exc, config.token_env)) from exc
+    finally:
+        await bot.shutdown()
+    return f"Telegram bot @{me.username}"

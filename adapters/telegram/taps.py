@@ -20,6 +20,7 @@ from bridge import (
     QuestionId,
     SelectionChanged,
     SubmitPressed,
+    TextReceived,
     UserRef,
     tr,
 )
@@ -54,51 +55,30 @@ class Taps:
         self.own_words = {k: v for k, v in self.own_words.items() if v.question_id != question_id}
 
     async def on_tap(self, update: Update, _: ContextTypes.DEFAULT_TYPE) -> None:
-        query = update.callback_query
-        tap = inbound.tap_from(update)
-        sink = self.adapter.sink
-        if query is None or tap is None or sink is None:
+        query, tap, sink = update.callback_query, inbound.tap_from(update), self.adapter.sink
+        if query is None or tap is None or tap.where is None or sink is None:
+            if query is not None:
+                await query.answer(tr(self.adapter.locale, "This button is no longer valid."),
+                                   show_alert=True)
             return
         pressed = native.parse(tap.data)
-        if pressed is not None and tap.where is not None:
-            await self._native(sink, update, query, tap, pressed)
-            return
-        event = inbound.button_event(tap, self.adapter.config.answerers)
-        if event is None:
+        event = inbound.event_from(update, self.adapter.config.answerers)
+        if pressed is not None and pressed.kind == "go":
+            authorized = inbound.may_answer(tap.where, tap.user_id, self.adapter.config.answerers)
+            reply = await self._go(sink, authorized, pressed.question_id, tap.where.surface)
+        elif event is None or isinstance(event, TextReceived):
             await query.answer(tr(self.adapter.locale, "This button is no longer valid."),
                                show_alert=True)
             return
-        reply = await sink.button_pressed(event)
-        log.info("telegram_tap", question_id=event.question_id, surface=event.surface,
-                 authorized=event.authorized, accepted=reply.accepted)
-        await _answer(query, reply)
-        if event.action == "other" and reply.accepted and tap.where is not None:
-            await self.ask_free_text(update, tap.where, event.question_id)
-
-    async def _native(self, sink: InboundSink, update: Update, query: CallbackQuery,
-                      tap: inbound.Tap, pressed: native.NativeTap) -> None:
-        assert tap.where is not None
-        surface, user = tap.where.surface, UserRef(str(tap.user_id))
-        qid = pressed.question_id
-        authorized = inbound.may_answer(tap.where, tap.user_id, self.adapter.config.answerers)
-        if pressed.kind == "other":
-            reply = await sink.button_pressed(ButtonPressed(surface, user, qid, "other",
-                                                            authorized))
-            await _answer(query, reply)
-            if reply.accepted:
-                await self.ask_free_text(update, tap.where, qid, (tap.message_id, pressed.step))
-            return
-        if pressed.kind == "go":
-            reply = await self._go(sink, authorized, qid, surface)
-        elif pressed.kind == "toggle":
-            reply = await sink.selection_changed(SelectionChanged(
-                surface, user, qid, pressed.step, (pressed.option,), authorized, toggle=True))
         else:
-            reply = await sink.submit_pressed(SubmitPressed(surface, user, qid, authorized))
-        log.info("telegram_native_tap", question_id=qid, surface=surface, kind=pressed.kind,
-                 authorized=authorized, accepted=reply.accepted)
+            reply = await _to_sink(sink, event)
+        log.info("telegram_tap", question_id=reply.question_id, surface=tap.where.surface,
+                 kind=pressed.kind if pressed else "button", accepted=reply.accepted)
         await _answer(query, reply)
-        if reply.accepted and reply.prompt is not None and reply.prompt.native is not None:
+        if isinstance(event, ButtonPressed) and event.action == "other" and reply.accepted:
+            step = (tap.message_id, pressed.step) if pressed else None
+            await self.ask_free_text(update, tap.where, event.question_id, step)
+        elif pressed and reply.accepted and reply.prompt and reply.prompt.native:
             await self.show(reply.prompt, tap, native.after_tap(reply.prompt, pressed))
 
     async def _go(self, sink: InboundSink, authorized: bool, qid: QuestionId,
@@ -170,6 +150,17 @@ class Taps:
         if not reply.accepted or reply.ended or prompt is None or prompt.native is None:
             return
         await self._edit(prompt, bound.prompt, bound.step)
+
+
+async def _to_sink(sink: InboundSink,
+                   event: ButtonPressed | SelectionChanged | SubmitPressed) -> InboundReply:
+    match event:
+        case ButtonPressed():
+            return await sink.button_pressed(event)
+        case SelectionChanged():
+            return await sink.selection_changed(event)
+        case SubmitPressed():
+            return await sink.submit_pressed(event)
 
 
 async def _answer(query: CallbackQuery, reply: InboundReply) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
 
 import httpx
 import structlog
@@ -14,6 +13,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
+from adapters.webhook import render
 from adapters.webhook.config import WebhookChannelConfig
 from adapters.webhook.freshness import (
     TIMESTAMP_HEADER,
@@ -21,8 +21,8 @@ from adapters.webhook.freshness import (
     Freshness,
     timestamp_headers,
 )
-from adapters.webhook.inbound import InboundText, to_event
-from adapters.webhook.render import console_block, prompt_payload, reminder_payload, status_payload
+from adapters.webhook.ids import message_ref, target_of
+from adapters.webhook.inbound import InboundText, event_from
 from bridge import (
     SIGNATURE_HEADER,
     BadJson,
@@ -39,7 +39,6 @@ from bridge import (
     error_response,
     parse_json,
     sign,
-    surface_target,
     verify_signature,
 )
 
@@ -64,7 +63,7 @@ class WebhookAdapter:
         self._http = httpx.AsyncClient(transport=transport, trust_env=False)
 
     def capabilities(self, surface: SurfaceId) -> Capabilities:
-        channel = self.channels.get(self._split(surface)[0])
+        channel = self.channels.get(target_of(surface)[0])
         return Capabilities(reply_to=True, max_len=channel.max_len if channel else 4000,
                             locale=channel.locale if channel else None)
 
@@ -77,33 +76,35 @@ class WebhookAdapter:
     async def stop(self) -> None:
         await self._http.aclose()
 
-    @staticmethod
-    def _split(surface: SurfaceId) -> tuple[str, str]:
-        name, _, conversation = surface_target(surface).partition(":")
-        return name, conversation
-
     async def deliver(self, surface: SurfaceId, prompt: Prompt) -> MessageRef | None:
-        name, conversation = self._split(surface)
+        name, conversation = target_of(surface)
         if name not in self.channels or not conversation:
             raise DeliveryError(f"no webhook channel {name!r} is configured for {surface}")
-        payload = prompt_payload(conversation, prompt)
-        await self._send(name, conversation, payload)
-        return MessageRef(prompt.question_id)
+        await self._send(name, conversation,
+                         render.prompt(conversation, prompt, self.channels[name].max_len))
+        return message_ref(prompt.question_id)
 
     async def remind(self, delivery: Delivery, reminder: Reminder) -> MessageRef | None:
         """POST `kind: "reminder"`; a reply carries the same `replyTo` (the question id)."""
-        name, conversation = self._split(delivery.surface)
-        await self._send(name, conversation, reminder_payload(conversation, reminder))
+        name, conversation = target_of(delivery.surface)
+        await self._send(name, conversation,
+                         render.reminder(conversation, reminder, self.channels[name].max_len))
         return None
 
     async def finalize(self, delivery: Delivery, final: Finalization) -> None:
-        name, conversation = self._split(delivery.surface)
-        await self._send(name, conversation, status_payload(conversation, final))
+        name, conversation = target_of(delivery.surface)
+        await self._send(name, conversation,
+                         render.final(conversation, final, self.channels[name].max_len))
 
-    async def _send(self, name: str, conversation: str, payload: dict[str, Any]) -> None:
+    async def _send(self, name: str, conversation: str, payloads: list[render.Payload]) -> None:
+        """Each part in order; a part the gateway refuses stops the rest (DeliveryError)."""
+        for payload in payloads:
+            await self._send_one(name, conversation, payload)
+
+    async def _send_one(self, name: str, conversation: str, payload: render.Payload) -> None:
         channel = self.channels[name]
         if channel.url is None:
-            sys.stdout.write(console_block(conversation, payload))
+            sys.stdout.write(render.console_block(conversation, payload))
             sys.stdout.flush()
             return
         body = json.dumps(payload).encode()
@@ -159,5 +160,5 @@ class WebhookAdapter:
                 for e in exc.errors()])
         if self._sink is None:
             return _error(503, "starting", "askbridge is starting; try again in a moment.")
-        reply = await self._sink.text_received(to_event(name, message, channel.answerers))
+        reply = await self._sink.text_received(event_from(name, message, channel.answerers))
         return JSONResponse({"accepted": reply.accepted, "reply": reply.text or ""})

@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bridge import split_text, status_room
+from bridge import (
+    AgentName,
+    Prompt,
+    PromptQuestion,
+    QuestionId,
+    SessionKey,
+    split_escaped,
+    split_text,
+    status_room,
+)
 
 PIECES = st.sampled_from(["a", "word", " ", "\n", "\n\n", "é", "e\u0301", "🇮🇩", "👩\u200d💻",
                           "x" * 40, "🇯🇵🇮🇩"])
@@ -63,7 +73,11 @@ def test_the_last_part_keeps_room_for_a_status_line() -> None:
 
 
 def test_status_room_counts_every_label() -> None:
-    assert status_room(["Staging", "Production"]) > len("Answered: Staging, Production")
+    question = PromptQuestion("env", "Env", "Where?", (("Staging", None), ("Production", "p")),
+                              multi_select=True)
+    prompt = Prompt(QuestionId("q_1"), AgentName("a"), SessionKey("s"), (question,),
+                    datetime.now(UTC), "text", "Env", "Where?")
+    assert status_room(prompt) > len("\n\n**Answered: Staging, Production (elsewhere)**")
 
 
 def test_an_impossible_limit_is_refused() -> None:
@@ -71,3 +85,15 @@ def test_an_impossible_limit_is_refused() -> None:
         split_text("abc", 0)
     with pytest.raises(ValueError):
         split_text("abc", 5, last_room=5)
+
+
+@given(TEXTS, st.integers(min_value=10, max_value=60))
+def test_escaped_parts_fit_once_escaped(text: str, limit: int) -> None:
+    def escape(t: str) -> str:
+        return t.replace("&", "&amp;").replace("<", "&lt;")
+
+    parts = split_escaped(text.replace("\n", "&<"), limit, escape, last_room=2)
+    assert all(0 < len(p) <= limit for p in parts)
+    assert "".join(parts) == escape(text.replace("\n", "&<"))
+    if parts:
+        assert len(parts[-1]) + 2 <= limit
