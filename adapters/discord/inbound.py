@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from adapters.discord.ids import CUSTOM_ID_PREFIX, MODAL_ACTION, message_ref, surface_for
 from adapters.discord.native import OWN_WORDS_INPUT
-from adapters.discord.render import ANSWER_INPUT, CUSTOM_ID_PREFIX, MODAL_ACTION, message_ref
+from adapters.discord.render import ANSWER_INPUT
 from bridge import (
     ButtonAction,
     ButtonPressed,
     QuestionId,
-    SurfaceId,
+    SelectionChanged,
+    SubmitPressed,
     TextReceived,
     UserRef,
 )
@@ -139,26 +142,9 @@ def modal_submit(data: Any) -> tuple[Tap, str] | None:
     return (tap, texts[0]) if texts else None
 
 
-def surface_for(channel_id: int | str) -> SurfaceId:
-    return SurfaceId(f"discord:{channel_id}")
-
-
 def may_answer(user_id: int | str, in_dm: bool, answerers: tuple[str, ...]) -> bool:
     """The configured answerers anywhere; in a DM the DM's own user as well."""
     return in_dm or str(user_id) in answerers
-
-
-def tap_event(channel_id: int, user_id: int, question_id: QuestionId, action: ButtonAction,
-              authorized: bool) -> ButtonPressed:
-    return ButtonPressed(surface=surface_for(channel_id), user=UserRef(str(user_id)),
-                         question_id=question_id, action=action, authorized=authorized)
-
-
-def modal_event(channel_id: int, user_id: int, tap: Tap, text: str,
-                authorized: bool) -> TextReceived:
-    """Free text from `Other…`: bound to its question by id."""
-    return TextReceived(surface=surface_for(channel_id), user=UserRef(str(user_id)), text=text,
-                        authorized=authorized, reply_to=tap.question_id)
 
 
 def without_mention(content: str, bot_id: int | None) -> str:
@@ -174,3 +160,70 @@ def message_event(channel_id: int, user_id: int, content: str, authorized: bool,
     reply_to = message_ref(channel_id, replied_to) if replied_to is not None else None
     return TextReceived(surface=surface_for(channel_id), user=UserRef(str(user_id)),
                         text=content, authorized=authorized, reply_to=reply_to)
+
+
+@dataclass(frozen=True, slots=True)
+class Interaction:
+    """What the adapter hands over of a discord.py interaction on our components or modals."""
+
+    kind: Literal["component", "modal"]
+    channel_id: int
+    user_id: int
+    data: Any
+    authorized: bool
+
+
+Event = ButtonPressed | TextReceived | SelectionChanged | SubmitPressed
+
+
+def event_from(raw: Interaction) -> Event | None:
+    """A click, a selection or a modal's text as the core event it is; None when it is not ours
+    (or is the own-words modal, whose numbers only the prompt can turn into question ids)."""
+    return _FROM[raw.kind](raw)
+
+
+def _component_event(raw: Interaction) -> Event | None:
+    tap = component_tap(raw.data)
+    if tap is None:
+        return None
+    kind = "button" if tap.action in ("other", "skip") or isinstance(tap.action, int) \
+        else str(tap.action)
+    make = _TAPS.get(kind)
+    return make(raw, tap) if make is not None else None
+
+
+def _modal_event(raw: Interaction) -> Event | None:
+    submitted = modal_submit(raw.data)
+    if submitted is None:
+        return None
+    tap, text = submitted  # free text from `Other…`: bound to its question by id
+    return TextReceived(surface_for(raw.channel_id), UserRef(str(raw.user_id)), text,
+                        raw.authorized, reply_to=tap.question_id)
+
+
+def _selection(raw: Interaction, tap: Tap) -> Event | None:
+    chosen = select_values(raw.data)
+    if chosen is None:
+        return None
+    return SelectionChanged(surface_for(raw.channel_id), UserRef(str(raw.user_id)),
+                            tap.question_id, tap.step, chosen, raw.authorized)
+
+
+def _pressed(action: ButtonAction | None) -> Callable[[Interaction, Tap], Event]:
+    def make(raw: Interaction, tap: Tap) -> Event:
+        pressed = action if action is not None else cast(ButtonAction, tap.action)
+        return ButtonPressed(surface_for(raw.channel_id), UserRef(str(raw.user_id)),
+                             tap.question_id, pressed, raw.authorized)
+    return make
+
+
+_TAPS: dict[str, Callable[[Interaction, Tap], Event | None]] = {
+    "button": _pressed(None),
+    "own_words": _pressed("other"),  # a native prompt's Other…: the modal per question
+    "select": _selection,
+    "done": lambda raw, tap: SubmitPressed(surface_for(raw.channel_id),
+                                           UserRef(str(raw.user_id)), tap.question_id,
+                                           raw.authorized),
+}
+_FROM: dict[str, Callable[[Interaction], Event | None]] = {
+    "component": _component_event, "modal": _modal_event}

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from adapters.discord.render import other_modal as discord_modal
-from adapters.discord.render import prompt_messages
+from adapters.discord.render import prompt as discord_prompt
 from adapters.slack.render import other_modal as slack_modal
 from adapters.telegram.render import free_text_request
 from adapters.telegram.render import prompt as telegram_prompt
@@ -51,7 +51,7 @@ def test_telegram_free_text_ask_and_expiry() -> None:
 
 
 def test_discord_text_prompt_keeps_everything_but_the_expiry_line() -> None:
-    shown = prompt_messages(prompt("id", {"questions": [CHECKS]}, buttons=False))
+    shown = discord_prompt(prompt("id", {"questions": [CHECKS]}, buttons=False))
     content = shown[-1]["content"]
     assert "Kedaluwarsa <t:" in content and "Kedaluwarsa pukul" not in content
     assert 'Balas "lewati"' in content
