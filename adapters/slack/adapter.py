@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from adapters.slack import native
+from adapters.slack import render
 from adapters.slack.calls import NETWORK as _NETWORK
 from adapters.slack.calls import api_error as _api_error
 from adapters.slack.calls import library_logger as _library_logger
@@ -25,17 +25,11 @@ from adapters.slack.calls import not_client_wins as _not_client_wins
 from adapters.slack.calls import retry_handlers as _retry_handlers
 from adapters.slack.calls import unreachable as _unreachable
 from adapters.slack.config import SlackConfig
-from adapters.slack.inbound import Click, click_from, modal_text, text_from, well_formed
-from adapters.slack.render import (
-    OTHER_CALLBACK,
-    escape,
-    final_message,
-    message_ref,
-    other_modal,
-    prompt_message,
-    split_ref,
-    split_target,
-)
+from adapters.slack.ids import message_ref, parse_ref, target_of
+from adapters.slack.inbound import Click, click_from, event_from, well_formed
+from adapters.slack.mrkdwn import escape
+from adapters.slack.native import OWN_CALLBACK
+from adapters.slack.render import OTHER_CALLBACK, other_modal
 from adapters.slack.taps import NativeTaps
 from bridge import (
     Capabilities,
@@ -48,6 +42,7 @@ from bridge import (
     Prompt,
     Reminder,
     SurfaceId,
+    TextReceived,
     backoff,
     error_response,
     tr,
@@ -81,14 +76,14 @@ class SlackAdapter:
         self.app.action(re.compile(r"^ab:"))(self._on_action)
         self.app.view(OTHER_CALLBACK)(self._on_modal)
         self.native = NativeTaps(self)
-        self.app.view(native.OWN_CALLBACK)(self._on_own_words)
+        self.app.view(OWN_CALLBACK)(self._on_own_words)
         self.app.event("message")(self._on_message)
         self._http = AsyncSlackRequestHandler(self.app)
 
     # lifecycle ------------------------------------------------------------------------------
 
     def capabilities(self, surface: SurfaceId) -> Capabilities:
-        in_thread = split_target(surface)[1] is not None
+        in_thread = target_of(surface)[1] is not None
         every = self.config.native == "all"
         return Capabilities(buttons=True, edits=True, modals=True, reply_to=not in_thread,
                             max_len=3900, native_multi=every, native_several=every,
@@ -172,25 +167,26 @@ class SlackAdapter:
     # outbound -------------------------------------------------------------------------------
 
     async def deliver(self, surface: SurfaceId, prompt: Prompt) -> MessageRef | None:
-        channel, thread = split_target(surface)
+        channel, thread = target_of(surface)
         if not channel:
             raise DeliveryError(f"{surface} names no Slack channel; use slack:<channel_id>.")
-        args = native.message(prompt) if prompt.native else prompt_message(prompt)
-        if thread:
-            args["thread_ts"] = thread
-        try:
-            sent = await self.client.chat_postMessage(channel=channel, **args)
-        except _NETWORK as exc:
-            log.warning("slack_send_failed", question_id=prompt.question_id, surface=surface,
-                        error=_api_error(exc))
-            raise DeliveryError(f"Slack did not take the message ({_api_error(exc)}); check the "
-                                "channel id and that the app is in the channel.") from exc
-        return message_ref(str(sent["channel"]), str(sent["ts"]))
+        ref: MessageRef | None = None
+        for args in render.prompt(prompt):  # the last one holds the controls: its ref counts
+            try:
+                sent = await self.client.chat_postMessage(channel=channel, thread_ts=thread,
+                                                          **args)
+            except _NETWORK as exc:
+                log.warning("slack_send_failed", question_id=prompt.question_id, surface=surface,
+                            error=_api_error(exc))
+                raise DeliveryError(f"Slack did not take the message ({_api_error(exc)}); check "
+                                    "the channel id and that the app is in the channel.") from exc
+            ref = message_ref(str(sent["channel"]), str(sent["ts"]))
+        return ref
 
     async def remind(self, delivery: Delivery, reminder: Reminder) -> MessageRef | None:
         """A reply in the prompt's thread (the surface's own thread when it is one)."""
-        channel, thread = split_target(delivery.surface)
-        ts = thread or (split_ref(delivery.message_ref)[1] if delivery.message_ref else None)
+        channel, thread = target_of(delivery.surface)
+        ts = thread or (parse_ref(delivery.message_ref)[1] if delivery.message_ref else None)
         try:
             sent = await self.client.chat_postMessage(channel=channel, text=escape(reminder.text),
                                                       thread_ts=ts)
@@ -201,9 +197,9 @@ class SlackAdapter:
     async def finalize(self, delivery: Delivery, final: Finalization) -> None:
         if delivery.message_ref is None:
             return
-        channel, ts = split_ref(delivery.message_ref)
+        channel, ts = parse_ref(delivery.message_ref)
         try:
-            await self.client.chat_update(channel=channel, ts=ts, **final_message(final))
+            await self.client.chat_update(channel=channel, ts=ts, **render.final(final))
         except _NETWORK as exc:
             raise DeliveryError(f"Slack did not update the message ({_api_error(exc)})") from exc
 
@@ -272,13 +268,13 @@ class SlackAdapter:
 
     async def _on_modal(self, ack: AsyncAck, body: dict[str, Any]) -> None:
         await ack()
-        event = modal_text(body, self.config.answerers)
-        if event is None or self.sink is None:
+        event = event_from(body, self.config.answerers)
+        if not isinstance(event, TextReceived) or self.sink is None:
             return
         reply = await self.sink.text_received(event)
         log.info("slack_modal_submitted", question_id=reply.question_id, accepted=reply.accepted)
         if reply.text and not (reply.accepted and reply.ended):
-            channel, thread = split_target(event.surface)
+            channel, thread = target_of(event.surface)
             await self.tell(channel, event.user, reply.text, thread)
 
     async def _on_own_words(self, ack: AsyncAck, body: dict[str, Any]) -> None:
@@ -287,8 +283,8 @@ class SlackAdapter:
 
     async def _on_message(self, ack: AsyncAck, event: dict[str, Any]) -> None:
         await ack()
-        text = text_from(event, self.config.answerers, self._thread_surfaces)
-        if text is None or self.sink is None:
+        text = event_from(event, self.config.answerers, self._thread_surfaces)
+        if not isinstance(text, TextReceived) or self.sink is None:
             return
         reply: InboundReply = await self.sink.text_received(text)
         if not reply.handled:
