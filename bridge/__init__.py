@@ -2,7 +2,8 @@
 
 from bridge.backoff import backoff, backoff_delay
 from bridge.bodies import BadJson, parse_json, read_json
-from bridge.config import BridgeConfig, ConfigError, adapter_section, config_problems
+from bridge.config import BridgeConfig, ConfigError, adapter_section, env_secret
+from bridge.config_keys import config_problems
 from bridge.contract import AskRequest, AskResult, InvalidRequest, Problem, parse_ask_request
 from bridge.errors import error_response
 from bridge.i18n import (
@@ -24,8 +25,10 @@ from bridge.native import (
 )
 from bridge.parsing import Parsed, Picked, Refused, Skip, parse_answer, parse_reply
 from bridge.rendering import OTHER_BUTTON, SKIP_BUTTON, prompt_text
+from bridge.sections import AdapterConfig
 from bridge.security import SIGNATURE_HEADER, sign, verify_signature
-from bridge.splitting import split_escaped, split_text, status_room
+from bridge.sink import InboundEvent, hand_in
+from bridge.splitting import caption, split_escaped, split_text, status_room
 from bridge.types import (
     Adapter,
     AdapterContext,
@@ -68,6 +71,7 @@ __all__ = [
     "SIGNATURE_HEADER",
     "SKIP_BUTTON",
     "Adapter",
+    "AdapterConfig",
     "AdapterContext",
     "AdapterPlugin",
     "AdapterState",
@@ -87,6 +91,7 @@ __all__ = [
     "DeliveryError",
     "FinalKind",
     "Finalization",
+    "InboundEvent",
     "InboundReply",
     "InboundSink",
     "InvalidRequest",
@@ -116,8 +121,11 @@ __all__ = [
     "adapter_section",
     "backoff",
     "backoff_delay",
+    "caption",
     "config_problems",
+    "env_secret",
     "error_response",
+    "hand_in",
     "negotiate",
     "parse_answer",
     "parse_ask_request",

@@ -49,6 +49,12 @@ def _escaped(part: str, limit: int, escape: Callable[[str], str]) -> list[str]:
     return [e for piece in split_text(part, smaller) for e in _escaped(piece, limit, escape)]
 
 
+def caption(text: str, limit: int) -> str:
+    """A caption a platform caps (a button's label, a modal's title, a toast): cut with `…` when
+    longer. Only for captions of text shown whole elsewhere (the prompt's messages)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def status_room(prompt: Prompt) -> int:
     """Room for the longest status line the prompt can end with (`Answered: ` and every option
     label, with the surface's markup), so a finalization that adds it to the prompt's last part

@@ -11,6 +11,7 @@ from starlette.routing import BaseRoute
 
 if TYPE_CHECKING:  # bridge.native builds on these ids; the names below are for annotations
     from bridge.native import NativePrompt, SelectionChanged, SubmitPressed
+    from bridge.sections import AdapterConfig
 
 QuestionId = NewType("QuestionId", str)
 AgentName = NewType("AgentName", str)
@@ -312,8 +313,8 @@ class _NoState:
 class AdapterContext:
     """What an adapter factory gets: the whole config, secrets' environment, the server's URL."""
 
-    config: Any
-    """The `bridge.config.BridgeConfig`; an adapter reads its own section with `.section(name)`."""
+    config: AdapterConfig
+    """The whole config; an adapter reads its own table with `adapter_section(ctx, name, model)`."""
     env: Mapping[str, str]
     base_url: str
     state: Callable[[str], AdapterState] = lambda platform: _NoState()

@@ -46,3 +46,21 @@ def test_every_adapter_has_the_same_shape() -> None:
         files = {p.name for p in folder.glob("*.py")}
         missing = {"__init__.py", "adapter.py", "config.py", "inbound.py", "render.py"} - files
         assert not missing, f"adapters/{folder.name} lacks {sorted(missing)}"
+
+
+def test_every_adapter_speaks_the_same_vocabulary() -> None:
+    """`ids.py` (surface_for, message_ref, parse_ref), `inbound.event_from`, `render.prompt`
+    and `render.final`, and its config through `adapter_section`: knowing one is knowing all."""
+    import importlib
+
+    for folder in sorted(p for p in (ROOT / "adapters").iterdir() if p.is_dir()):
+        if folder.name.startswith("__"):
+            continue
+        name = f"adapters.{folder.name}"
+        for module, names in (("ids", ("surface_for", "message_ref", "parse_ref")),
+                              ("inbound", ("event_from",)), ("render", ("prompt", "final"))):
+            found = importlib.import_module(f"{name}.{module}")
+            missing = [n for n in names if not callable(getattr(found, n, None))]
+            assert not missing, f"{name}.{module} lacks {missing}"
+        assert "adapter_section(" in (folder / "__init__.py").read_text(), \
+            f"{name} reads its config without adapter_section"

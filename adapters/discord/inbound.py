@@ -15,6 +15,7 @@ from adapters.discord.render import ANSWER_INPUT
 from bridge import (
     ButtonAction,
     ButtonPressed,
+    InboundEvent,
     QuestionId,
     SelectionChanged,
     SubmitPressed,
@@ -103,19 +104,28 @@ def select_values(data: Any) -> tuple[int, ...] | None:
 
 def own_words(data: Any) -> tuple[Tap, dict[int, str]] | None:
     """The own-words modal: the question it answers and the text per question number."""
+    ours = _our_modal(data, "own_modal")
+    if ours is None:
+        return None
+    tap, inputs = ours
+    texts: dict[int, str] = {}
+    for item in inputs:
+        number = (item.custom_id or "").removeprefix(OWN_WORDS_INPUT)
+        if item.custom_id != number and number.isdigit() and (item.value or "").strip():
+            texts[int(number)] = (item.value or "").strip()
+    return tap, texts
+
+
+def _our_modal(data: Any, action: Action) -> tuple[Tap, list[TextInputValue]] | None:
+    """A submit of our modal of this kind, with every input in it (rows, labels); else None."""
     try:
         modal = ModalData.model_validate(data)
     except ValidationError:
         return None
     tap = parse_custom_id(modal.custom_id)
-    if tap is None or tap.action != "own_modal":
+    if tap is None or tap.action != action:
         return None
-    texts: dict[int, str] = {}
-    for item in _inputs(modal.components):
-        number = (item.custom_id or "").removeprefix(OWN_WORDS_INPUT)
-        if item.custom_id != number and number.isdigit() and (item.value or "").strip():
-            texts[int(number)] = (item.value or "").strip()
-    return tap, texts
+    return tap, _inputs(modal.components)
 
 
 def _inputs(items: list[TextInputValue]) -> list[TextInputValue]:
@@ -130,14 +140,11 @@ def _inputs(items: list[TextInputValue]) -> list[TextInputValue]:
 
 def modal_submit(data: Any) -> tuple[Tap, str] | None:
     """The question a modal answers and the text typed in it; None when it is not ours."""
-    try:
-        modal = ModalData.model_validate(data)
-    except ValidationError:
+    ours = _our_modal(data, "modal")
+    if ours is None:
         return None
-    tap = parse_custom_id(modal.custom_id)
-    if tap is None or tap.action != "modal":
-        return None
-    texts = [i.value for i in _inputs(modal.components)
+    tap, inputs = ours
+    texts = [i.value for i in inputs
              if i.custom_id == ANSWER_INPUT and i.value is not None]
     return (tap, texts[0]) if texts else None
 
@@ -173,16 +180,15 @@ class Interaction:
     authorized: bool
 
 
-Event = ButtonPressed | TextReceived | SelectionChanged | SubmitPressed
 
 
-def event_from(raw: Interaction) -> Event | None:
+def event_from(raw: Interaction) -> InboundEvent | None:
     """A click, a selection or a modal's text as the core event it is; None when it is not ours
     (or is the own-words modal, whose numbers only the prompt can turn into question ids)."""
     return _FROM[raw.kind](raw)
 
 
-def _component_event(raw: Interaction) -> Event | None:
+def _component_event(raw: Interaction) -> InboundEvent | None:
     tap = component_tap(raw.data)
     if tap is None:
         return None
@@ -192,7 +198,7 @@ def _component_event(raw: Interaction) -> Event | None:
     return make(raw, tap) if make is not None else None
 
 
-def _modal_event(raw: Interaction) -> Event | None:
+def _modal_event(raw: Interaction) -> InboundEvent | None:
     submitted = modal_submit(raw.data)
     if submitted is None:
         return None
@@ -201,7 +207,7 @@ def _modal_event(raw: Interaction) -> Event | None:
                         raw.authorized, reply_to=tap.question_id)
 
 
-def _selection(raw: Interaction, tap: Tap) -> Event | None:
+def _selection(raw: Interaction, tap: Tap) -> InboundEvent | None:
     chosen = select_values(raw.data)
     if chosen is None:
         return None
@@ -209,15 +215,15 @@ def _selection(raw: Interaction, tap: Tap) -> Event | None:
                             tap.question_id, tap.step, chosen, raw.authorized)
 
 
-def _pressed(action: ButtonAction | None) -> Callable[[Interaction, Tap], Event]:
-    def make(raw: Interaction, tap: Tap) -> Event:
+def _pressed(action: ButtonAction | None) -> Callable[[Interaction, Tap], InboundEvent]:
+    def make(raw: Interaction, tap: Tap) -> InboundEvent:
         pressed = action if action is not None else cast(ButtonAction, tap.action)
         return ButtonPressed(surface_for(raw.channel_id), UserRef(str(raw.user_id)),
                              tap.question_id, pressed, raw.authorized)
     return make
 
 
-_TAPS: dict[str, Callable[[Interaction, Tap], Event | None]] = {
+_TAPS: dict[str, Callable[[Interaction, Tap], InboundEvent | None]] = {
     "button": _pressed(None),
     "own_words": _pressed("other"),  # a native prompt's Other…: the modal per question
     "select": _selection,
@@ -225,5 +231,5 @@ _TAPS: dict[str, Callable[[Interaction, Tap], Event | None]] = {
                                            UserRef(str(raw.user_id)), tap.question_id,
                                            raw.authorized),
 }
-_FROM: dict[str, Callable[[Interaction], Event | None]] = {
+_FROM: dict[str, Callable[[Interaction], InboundEvent | None]] = {
     "component": _component_event, "modal": _modal_event}

@@ -21,6 +21,7 @@ from bridge import (
     SubmitPressed,
     TextReceived,
     UserRef,
+    hand_in,
     tr,
 )
 
@@ -80,13 +81,6 @@ def fallback(reply: InboundReply) -> str:
     return tr(reply.locale, "This question has already ended.")
 
 
-async def answer_text(interaction: discord.Interaction[Any], sink: InboundSink,
-                      event: TextReceived) -> None:
-    """A modal's free text, bound to its question by id."""
-    reply, late = await in_time(interaction, sink.text_received(event))
-    await tell(interaction, reply.text or fallback(reply), late)
-
-
 _KINDS: dict[discord.InteractionType, Literal["component", "modal"]] = {
     discord.InteractionType.component: "component",
     discord.InteractionType.modal_submit: "modal",
@@ -109,13 +103,11 @@ async def dispatch(interaction: discord.Interaction[Any], sink: InboundSink,
     match event:
         case SelectionChanged():
             await answer_select(interaction, sink, event, edit)
-        case SubmitPressed():
-            reply, late = await in_time(interaction, sink.submit_pressed(event))
-            await tell(interaction, reply.text or fallback(reply), late)
         case ButtonPressed():
             await answer_tap(interaction, sink, event)
-        case TextReceived():
-            await answer_text(interaction, sink, event)
+        case SubmitPressed() | TextReceived():  # Submit, or a modal's own words
+            reply, late = await in_time(interaction, hand_in(sink, event))
+            await tell(interaction, reply.text or fallback(reply), late)
 
 
 async def answer_select(interaction: discord.Interaction[Any], sink: InboundSink,

@@ -12,7 +12,7 @@ import discord
 from discord.utils import escape_markdown
 
 from adapters.discord.ids import custom_id
-from bridge import NativePrompt, NativeQuestion, Prompt, QuestionId, tr
+from bridge import NativePrompt, NativeQuestion, Prompt, QuestionId, caption, tr
 
 _ACTION_ROW, _BUTTON, _SELECT = 1, 2, 3
 _PRIMARY, _SECONDARY = 1, 2
@@ -25,22 +25,19 @@ def _native(prompt: Prompt) -> NativePrompt:
     return prompt.native
 
 
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
 
 def _select(prompt: Prompt, n: int, question: NativeQuestion) -> dict[str, Any]:
     notes = dict(prompt.questions[n].options)
     options = []
     for b in question.options:
         assert isinstance(b.action, int)
-        option: dict[str, Any] = {"label": _clip(b.label, 100), "value": str(b.action),
+        option: dict[str, Any] = {"label": caption(b.label, 100), "value": str(b.action),
                                   "default": b.action in question.chosen}
         if notes.get(b.label):
-            option["description"] = _clip(str(notes[b.label]), 100)
+            option["description"] = caption(str(notes[b.label]), 100)
         options.append(option)
     return {"type": _SELECT, "custom_id": custom_id(prompt.question_id, f"v{n}"),
-            "placeholder": _clip(question.header, 150), "options": options, "min_values": 1,
+            "placeholder": caption(question.header, 150), "options": options, "min_values": 1,
             "max_values": len(options) if question.multi_select else 1}
 
 
@@ -90,12 +87,12 @@ def own_words_modal(question_id: QuestionId, prompt: Prompt) -> discord.ui.Modal
     """`Other…`: one optional text input per question; its submit is handled by custom id."""
     title = tr(prompt.locale, "Your own answers") if len(prompt.questions) > 1 else \
         tr(prompt.locale, "{header}: your answer", header=prompt.title)
-    modal = discord.ui.Modal(title=_clip(title, 45), custom_id=custom_id(question_id, "n"),
+    modal = discord.ui.Modal(title=caption(title, 45), custom_id=custom_id(question_id, "n"),
                              timeout=None)
     for n, q in enumerate(prompt.questions):
         field: discord.ui.TextInput[discord.ui.Modal] = discord.ui.TextInput(
             custom_id=f"{OWN_WORDS_INPUT}{n}", style=discord.TextStyle.paragraph,
             max_length=1000, required=len(prompt.questions) == 1)
-        modal.add_item(discord.ui.Label(text=_clip(q.header, 45), component=field,
-                                        description=_clip(q.question, 100)))
+        modal.add_item(discord.ui.Label(text=caption(q.header, 45), component=field,
+                                        description=caption(q.question, 100)))
     return modal

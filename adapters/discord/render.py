@@ -15,6 +15,7 @@ from bridge import (
     Prompt,
     QuestionId,
     Reminder,
+    caption,
     split_escaped,
     split_text,
     tr,
@@ -34,7 +35,7 @@ _ACTION_ROW, _BUTTON = 1, 2
 
 def _button(question_id: QuestionId, button: Button) -> Payload:
     return {"type": _BUTTON, "style": _PRIMARY if button.primary else _SECONDARY,
-            "label": button.label[:80], "custom_id": custom_id(question_id, button.action)}
+            "label": caption(button.label, 80), "custom_id": custom_id(question_id, button.action)}
 
 
 def components(prompt: Prompt) -> list[Payload]:
@@ -106,14 +107,13 @@ def other_modal(question_id: QuestionId, prompt: Prompt | None,
                 locale: str) -> discord.ui.Modal:
     """`Other…`: a modal with one text input; its submit is handled by custom id, not memory."""
     title = (tr(locale, "{header}: your answer", header=prompt.title) if prompt
-             else tr(locale, "Your answer"))[:45]
-    modal = discord.ui.Modal(title=title, custom_id=custom_id(question_id, MODAL_ACTION),
+             else tr(locale, "Your answer"))
+    modal = discord.ui.Modal(title=caption(title, 45), custom_id=custom_id(question_id, MODAL_ACTION),
                              timeout=None)
     question = prompt.questions[0].question if prompt else None
     text_input: discord.ui.TextInput[discord.ui.Modal] = discord.ui.TextInput(
         custom_id=ANSWER_INPUT, style=discord.TextStyle.paragraph, max_length=1000)
     modal.add_item(discord.ui.Label(
         text=tr(locale, "Your answer"), component=text_input,
-        description=question if question is None or len(question) <= 100
-        else question[:99] + "…"))
+        description=None if question is None else caption(question, 100)))
     return modal

@@ -11,7 +11,6 @@ import structlog
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.adapter.starlette.async_handler import AsyncSlackRequestHandler
 from slack_bolt.async_app import AsyncAck, AsyncApp
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 from starlette.requests import Request
 from starlette.responses import Response
@@ -23,7 +22,7 @@ from adapters.slack.calls import api_error as _api_error
 from adapters.slack.calls import library_logger as _library_logger
 from adapters.slack.calls import not_client_wins as _not_client_wins
 from adapters.slack.calls import retry_handlers as _retry_handlers
-from adapters.slack.calls import unreachable as _unreachable
+from adapters.slack.calls import whoami as _whoami
 from adapters.slack.config import SlackConfig
 from adapters.slack.ids import message_ref, parse_ref, target_of
 from adapters.slack.inbound import Click, click_from, event_from, well_formed
@@ -141,28 +140,7 @@ class SlackAdapter:
 
     async def check(self) -> str:
         """auth.test with the bot token (and, in Socket Mode, apps.connections.open)."""
-        try:
-            found = await self.client.auth_test()
-        except SlackApiError as exc:
-            raise DeliveryError(
-                f"Slack rejected the bot token from ${self.config.bot_token_env} "
-                f"({_api_error(exc)}); copy the Bot User OAuth Token (xoxb-…) from the app's "
-                "OAuth & Permissions page."
-            ) from exc
-        except _NETWORK as exc:
-            raise DeliveryError(_unreachable(self.config.base_url, exc)) from exc
-        if self.config.mode == "socket":
-            try:
-                await self.client.apps_connections_open(app_token=self._app_token)
-            except SlackApiError as exc:
-                raise DeliveryError(
-                    f"Slack rejected the app token from ${self.config.app_token_env} "
-                    f"({_api_error(exc)}); create an app-level token with connections:write "
-                    "under Basic Information and enable Socket Mode."
-                ) from exc
-            except _NETWORK as exc:
-                raise DeliveryError(_unreachable(self.config.base_url, exc)) from exc
-        return f"Slack app {found.get('user')} in {found.get('team')} ({self.config.mode} mode)"
+        return await _whoami(self.client, self.config, self._app_token)
 
     # outbound -------------------------------------------------------------------------------
 

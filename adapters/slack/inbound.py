@@ -13,6 +13,7 @@ from adapters.slack.mrkdwn import unescape
 from adapters.slack.render import OTHER_BLOCK, OTHER_INPUT
 from bridge import (
     ButtonPressed,
+    InboundEvent,
     QuestionId,
     SelectionChanged,
     SubmitPressed,
@@ -167,12 +168,11 @@ def text_from(event: dict[str, object], answerers: Collection[str],
                         reply_to=reply_to)
 
 
-Event = ButtonPressed | TextReceived | SelectionChanged | SubmitPressed
 Answerers = Collection[str]
 
 
 def event_from(raw: dict[str, object], answerers: Answerers,
-               thread_surfaces: Collection[str] = ()) -> Event | None:
+               thread_surfaces: Collection[str] = ()) -> InboundEvent | None:
     """A block_actions or view_submission body, or a message event, as the core event it is;
     None when it is not ours (or is the own-words modal, whose numbers only the prompt can
     turn into question ids)."""
@@ -180,7 +180,7 @@ def event_from(raw: dict[str, object], answerers: Answerers,
     return make(raw, answerers, thread_surfaces) if make is not None else None
 
 
-def _action_event(raw: dict[str, object], answerers: Answerers, _: object) -> Event | None:
+def _action_event(raw: dict[str, object], answerers: Answerers, _: object) -> InboundEvent | None:
     actions = raw.get("actions")
     found = [p for a in actions if (p := native.parse_action(a))] if isinstance(actions, list) \
         else []
@@ -200,12 +200,12 @@ def _action_event(raw: dict[str, object], answerers: Answerers, _: object) -> Ev
 
 
 Who = tuple[SurfaceId, UserRef]
-_NATIVE: dict[str, Callable[[Who, native.NativeAction, bool], Event]] = {
+_NATIVE: dict[str, Callable[[Who, native.NativeAction, bool], InboundEvent]] = {
     "select": lambda who, a, ok: SelectionChanged(*who, a.question_id, a.step, a.options, ok),
     "done": lambda who, a, ok: SubmitPressed(*who, a.question_id, ok),
     "own_words": lambda who, a, ok: ButtonPressed(*who, a.question_id, "other", ok),
 }
-_FROM: dict[str, Callable[[dict[str, object], Answerers, Collection[str]], Event | None]] = {
+_FROM: dict[str, Callable[[dict[str, object], Answerers, Collection[str]], InboundEvent | None]] = {
     "block_actions": _action_event,
     "view_submission": lambda raw, answerers, _: modal_text(raw, answerers),
     "message": text_from,

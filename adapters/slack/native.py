@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from adapters.slack.ids import ACTION_PREFIX, action_id
 from adapters.slack.mrkdwn import escape
-from bridge import NativePrompt, NativeQuestion, Prompt, QuestionId, SurfaceId, split_text, tr
+from bridge import NativePrompt, NativeQuestion, Prompt, QuestionId, SurfaceId, caption, split_text, tr
 
 OWN_CALLBACK = "ab_own"
 """The own-words modal's callback_id; private_metadata carries question, surface, message."""
@@ -31,12 +31,9 @@ def _native(prompt: Prompt) -> NativePrompt:
     return prompt.native
 
 
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
 
 def _element(prompt: Prompt, n: int, question: NativeQuestion) -> dict[str, Any]:
-    options = [{"text": {"type": "plain_text", "text": _clip(b.label, 75)},
+    options = [{"text": {"type": "plain_text", "text": caption(b.label, 75)},
                 "value": str(b.action)} for b in question.options]
     element: dict[str, Any] = {
         "type": "checkboxes" if question.multi_select else "radio_buttons",
@@ -150,7 +147,7 @@ def own_words_modal(prompt: Prompt, surface: SurfaceId, message_ts: str | None) 
     """`Other…`: one optional input per question (required when there is only one)."""
     inputs = [{
         "type": "input", "block_id": f"{OWN_BLOCK}{n}", "optional": len(prompt.questions) > 1,
-        "label": {"type": "plain_text", "text": _clip(f"{q.header}: {q.question}", 2000)},
+        "label": {"type": "plain_text", "text": caption(f"{q.header}: {q.question}", 2000)},
         "element": {"type": "plain_text_input", "action_id": OWN_INPUT, "multiline": True,
                     "max_length": 3000},
     } for n, q in enumerate(prompt.questions)]
@@ -158,7 +155,7 @@ def own_words_modal(prompt: Prompt, surface: SurfaceId, message_ts: str | None) 
         "type": "modal", "callback_id": OWN_CALLBACK,
         "private_metadata": json.dumps({"q": prompt.question_id, "s": surface,
                                         "m": message_ts}),
-        "title": {"type": "plain_text", "text": _clip(tr(prompt.locale, "Your answer"), 24)},
+        "title": {"type": "plain_text", "text": caption(tr(prompt.locale, "Your answer"), 24)},
         "submit": {"type": "plain_text", "text": tr(prompt.locale, "Send")},
         "close": {"type": "plain_text", "text": tr(prompt.locale, "Cancel")},
         "blocks": inputs,

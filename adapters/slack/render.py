@@ -8,7 +8,7 @@ from typing import Any
 from adapters.slack import native
 from adapters.slack.ids import action_id
 from adapters.slack.mrkdwn import escape
-from bridge import ButtonAction, Finalization, Prompt, QuestionId, SurfaceId, split_escaped, tr
+from bridge import ButtonAction, Finalization, Prompt, QuestionId, SurfaceId, caption, split_escaped, tr
 
 OTHER_CALLBACK = "ab_other"
 """The modal's callback_id; its private_metadata carries the question id and surface."""
@@ -19,11 +19,6 @@ MAX_SECTION = 3000
 Args = dict[str, Any]
 """chat.postMessage / chat.update arguments, without channel and ts."""
 
-
-def _clip(text: str, limit: int) -> str:
-    """Only for captions Slack caps (button 75, modal title 24, input label 2000): the text
-    they stand for is shown whole in the message."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _section(text: str) -> Args:
@@ -39,7 +34,7 @@ def _header_sections(prompt: Prompt) -> list[Args]:
 def _button(prompt: Prompt, label: str, action: ButtonAction, primary: bool) -> Args:
     element: Args = {
         "type": "button",
-        "text": {"type": "plain_text", "text": _clip(label, 75), "emoji": True},
+        "text": {"type": "plain_text", "text": caption(label, 75), "emoji": True},
         "action_id": action_id(prompt.question_id, action),
         "value": action_id(prompt.question_id, action),
     }
@@ -89,13 +84,13 @@ def other_modal(question_id: QuestionId, surface: SurfaceId, title: str,
         "type": "modal",
         "callback_id": OTHER_CALLBACK,
         "private_metadata": json.dumps({"q": question_id, "s": surface}),
-        "title": {"type": "plain_text", "text": _clip(title, 24)},
+        "title": {"type": "plain_text", "text": caption(title, 24)},
         "submit": {"type": "plain_text", "text": tr(locale, "Send")},
         "close": {"type": "plain_text", "text": tr(locale, "Cancel")},
         "blocks": [{
             "type": "input",
             "block_id": OTHER_BLOCK,
-            "label": {"type": "plain_text", "text": _clip(question, 2000)},
+            "label": {"type": "plain_text", "text": caption(question, 2000)},
             "element": {"type": "plain_text_input", "action_id": OTHER_INPUT, "multiline": True,
                         "max_length": 3000},
         }],

@@ -14,9 +14,8 @@ from bridge import (
     AnswerSubmitted,
     ButtonPressed,
     InboundReply,
-    SelectionChanged,
-    SubmitPressed,
     UserRef,
+    hand_in,
     tr,
 )
 
@@ -44,20 +43,11 @@ class NativeTaps:
         channel, user = target_of(event.surface)[0], payload.user.id
         thread = payload.message.thread_ts if payload.message else None
         ts = payload.message.ts if payload.message else None
-        match event:
-            case SelectionChanged():
-                reply = await sink.selection_changed(event)
-            case SubmitPressed():
-                reply = await sink.submit_pressed(event)
-            case ButtonPressed():  # Other…: the own-words modal
-                reply = await sink.button_pressed(event)
-                if reply.accepted:
-                    await self._open(event.question_id, event.surface, ts, payload.trigger_id,
-                                     user)
-                    return True
-            case _:
-                return True
-        log.info("slack_native_action", question_id=event.question_id,
+        reply = await hand_in(sink, event)
+        if isinstance(event, ButtonPressed) and reply.accepted:  # Other…: the own-words modal
+            await self._open(event.question_id, event.surface, ts, payload.trigger_id, user)
+            return True
+        log.info("slack_native_action", question_id=reply.question_id,
                  kind=type(event).__name__, authorized=event.authorized, accepted=reply.accepted)
         await self._after(reply, channel, ts, user, thread)
         return True

@@ -13,6 +13,7 @@ from adapters.telegram.ids import CALLBACK_PREFIX, surface_for
 from bridge import (
     ButtonAction,
     ButtonPressed,
+    InboundEvent,
     QuestionId,
     SelectionChanged,
     SubmitPressed,
@@ -134,17 +135,16 @@ def text_event(said: Said, answerers: list[int], reply_to: str | None) -> TextRe
                         authorized=authorized, reply_to=reply_to)
 
 
-Event = ButtonPressed | TextReceived | SelectionChanged | SubmitPressed
 
 
-def event_from(update: Update, answerers: list[int], reply_to: str | None = None) -> Event | None:
+def event_from(update: Update, answerers: list[int], reply_to: str | None = None) -> InboundEvent | None:
     """A tap or a text as the core event it is; None for anything else (and a Back/Next step,
     which only moves the keyboard). `reply_to` is what a replied-to message is bound to."""
     kind = next((k for k in _FROM if getattr(update, k) is not None), None)
     return _FROM[kind](update, answerers, reply_to) if kind else None
 
 
-def _tap_event(update: Update, answerers: list[int], _: str | None) -> Event | None:
+def _tap_event(update: Update, answerers: list[int], _: str | None) -> InboundEvent | None:
     tap = tap_from(update)
     if tap is None or tap.where is None:
         return None
@@ -154,7 +154,7 @@ def _tap_event(update: Update, answerers: list[int], _: str | None) -> Event | N
     return _NATIVE[pressed.kind](tap, pressed, may_answer(tap.where, tap.user_id, answerers))
 
 
-def _text_event(update: Update, answerers: list[int], reply_to: str | None) -> Event | None:
+def _text_event(update: Update, answerers: list[int], reply_to: str | None) -> InboundEvent | None:
     said = said_from(update)
     return text_event(said, answerers, reply_to) if said is not None else None
 
@@ -164,7 +164,7 @@ def _who(tap: Tap) -> tuple[SurfaceId, UserRef]:
     return tap.where.surface, UserRef(str(tap.user_id))
 
 
-NativeEvent = Callable[[Tap, native.NativeTap, bool], Event | None]
+NativeEvent = Callable[[Tap, native.NativeTap, bool], InboundEvent | None]
 _NATIVE: dict[str, NativeEvent] = {
     "toggle": lambda tap, p, ok: SelectionChanged(*_who(tap), p.question_id, p.step, (p.option,),
                                                   ok, toggle=True),
@@ -172,5 +172,5 @@ _NATIVE: dict[str, NativeEvent] = {
     "other": lambda tap, p, ok: ButtonPressed(*_who(tap), p.question_id, "other", ok),
     "go": lambda tap, p, ok: None,
 }
-_FROM: dict[str, Callable[[Update, list[int], str | None], Event | None]] = {
+_FROM: dict[str, Callable[[Update, list[int], str | None], InboundEvent | None]] = {
     "callback_query": _tap_event, "message": _text_event}

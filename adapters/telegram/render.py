@@ -34,11 +34,6 @@ def _expiry(prompt: Prompt) -> str:
               time=time_of_day(prompt.locale, prompt.expires_at))
 
 
-def clip(text: str, limit: int) -> str:
-    """Only for a callback query's toast, which Telegram caps at 200 characters."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def prompt_text(prompt: Prompt) -> str:
     """The text above the buttons (header, question, option notes), or the numbered plain text."""
     if prompt.buttons:

@@ -18,10 +18,10 @@ from bridge import (
     InboundSink,
     Prompt,
     QuestionId,
-    SelectionChanged,
-    SubmitPressed,
     TextReceived,
     UserRef,
+    caption,
+    hand_in,
     tr,
 )
 
@@ -56,28 +56,25 @@ class Taps:
 
     async def on_tap(self, update: Update, _: ContextTypes.DEFAULT_TYPE) -> None:
         query, tap, sink = update.callback_query, inbound.tap_from(update), self.adapter.sink
-        if query is None or tap is None or tap.where is None or sink is None:
-            if query is not None:
-                await query.answer(tr(self.adapter.locale, "This button is no longer valid."),
-                                   show_alert=True)
+        if query is None or tap is None or sink is None:
             return
-        pressed = native.parse(tap.data)
+        where, pressed = tap.where, native.parse(tap.data)
         event = inbound.event_from(update, self.adapter.config.answerers)
-        if pressed is not None and pressed.kind == "go":
-            authorized = inbound.may_answer(tap.where, tap.user_id, self.adapter.config.answerers)
-            reply = await self._go(sink, authorized, pressed.question_id, tap.where.surface)
-        elif event is None or isinstance(event, TextReceived):
+        if where is not None and pressed is not None and pressed.kind == "go":
+            authorized = inbound.may_answer(where, tap.user_id, self.adapter.config.answerers)
+            reply = await self._go(sink, authorized, pressed.question_id, where.surface)
+        elif where is None or event is None or isinstance(event, TextReceived):
             await query.answer(tr(self.adapter.locale, "This button is no longer valid."),
                                show_alert=True)
             return
         else:
-            reply = await _to_sink(sink, event)
-        log.info("telegram_tap", question_id=reply.question_id, surface=tap.where.surface,
+            reply = await hand_in(sink, event)
+        log.info("telegram_tap", question_id=reply.question_id, surface=where.surface,
                  kind=pressed.kind if pressed else "button", accepted=reply.accepted)
         await _answer(query, reply)
         if isinstance(event, ButtonPressed) and event.action == "other" and reply.accepted:
             step = (tap.message_id, pressed.step) if pressed else None
-            await self.ask_free_text(update, tap.where, event.question_id, step)
+            await self.ask_free_text(update, where, event.question_id, step)
         elif pressed and reply.accepted and reply.prompt and reply.prompt.native:
             await self.show(reply.prompt, tap, native.after_tap(reply.prompt, pressed))
 
@@ -152,18 +149,7 @@ class Taps:
         await self._edit(prompt, bound.prompt, bound.step)
 
 
-async def _to_sink(sink: InboundSink,
-                   event: ButtonPressed | SelectionChanged | SubmitPressed) -> InboundReply:
-    match event:
-        case ButtonPressed():
-            return await sink.button_pressed(event)
-        case SelectionChanged():
-            return await sink.selection_changed(event)
-        case SubmitPressed():
-            return await sink.submit_pressed(event)
-
-
 async def _answer(query: CallbackQuery, reply: InboundReply) -> None:
     """Every callback query is answered: a toast when accepted, an alert when refused."""
-    await query.answer(render.clip(reply.text or "", 200) or None,
+    await query.answer(caption(reply.text or "", 200) or None,  # Telegram caps a toast
                        show_alert=not reply.accepted and bool(reply.text))

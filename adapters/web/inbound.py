@@ -10,7 +10,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from adapters.web.ids import USER, surface_for
-from bridge import AnswerSubmitted, ButtonPressed, InboundReply, QuestionId, UserRef
+from bridge import AnswerSubmitted, ButtonPressed, InboundEvent, InboundReply, QuestionId, UserRef
 
 Answer = Annotated[str, Field(max_length=4000)]
 """One option label or free text."""
@@ -32,23 +32,22 @@ class ActionBody(BaseModel):
     action: str = Field(max_length=32)
 
 
-Event = AnswerSubmitted | ButtonPressed
 
 
 def event_from(question_id: str, raw: AnswerBody | ActionBody,
-               locale: str) -> Event | None:
+               locale: str) -> InboundEvent | None:
     """The page's answers (with the language the person reads the page in, for the reply), or
     a notification's option tap; None for an action that is not one."""
     return _FROM[type(raw)](QuestionId(question_id), raw, locale)
 
 
-def _answers(question_id: QuestionId, raw: Any, locale: str) -> Event:
+def _answers(question_id: QuestionId, raw: Any, locale: str) -> InboundEvent:
     answers = None if raw.answers is None else {k: list(v) for k, v in raw.answers.items()}
     return AnswerSubmitted(surface=surface_for(), user=UserRef(USER), question_id=question_id,
                            answers=answers, locale=locale)
 
 
-def _action(question_id: QuestionId, raw: Any, _: str) -> Event | None:
+def _action(question_id: QuestionId, raw: Any, _: str) -> InboundEvent | None:
     match = ACTION.match(raw.action)
     if match is None:
         return None
@@ -56,7 +55,7 @@ def _action(question_id: QuestionId, raw: Any, _: str) -> Event | None:
                          authorized=True)
 
 
-_FROM: dict[type, Callable[[QuestionId, Any, str], Event | None]] = {
+_FROM: dict[type, Callable[[QuestionId, Any, str], InboundEvent | None]] = {
     AnswerBody: _answers, ActionBody: _action}
 
 
