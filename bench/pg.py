@@ -12,8 +12,8 @@ from bench.latency import ask_body
 from bench.scale import pool
 from bench.store import asks_per_second
 from bridge.broker import new_question_id
-from bridge.contract import parse_ask_request
 from bridge.store.postgres import PostgresStore
+from bridge.validation import parse_ask_request
 
 SERVER = os.environ.get("BENCH_PG", "postgresql://postgres@127.0.0.1:5432")
 

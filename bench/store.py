@@ -13,10 +13,11 @@ import aiosqlite
 from bench.latency import ask_body
 from bench.scale import pool
 from bridge.broker import new_question_id
-from bridge.contract import AskRequest, parse_ask_request
+from bridge.contract import AskRequest
+from bridge.ids import AgentName, SessionKey, SurfaceId
 from bridge.store.records import QuestionRecord, Store, now_ms
 from bridge.store.sqlite import SqliteStore
-from bridge.types import AgentName, SessionKey, SurfaceId
+from bridge.validation import parse_ask_request
 
 PRAGMAS = ("journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON", "busy_timeout=5000")
 

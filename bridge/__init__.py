@@ -1,11 +1,11 @@
 """askbridge's core: the `ask_user` contract, the broker, and the names adapters build on."""
 
 from bridge.backoff import backoff, backoff_delay
-from bridge.bodies import BadJson, parse_json, read_json
 from bridge.config import BridgeConfig, ConfigError, adapter_section, env_secret
 from bridge.config_keys import config_problems
-from bridge.contract import AskRequest, AskResult, InvalidRequest, Problem, parse_ask_request
-from bridge.errors import error_response
+from bridge.contract import AskRequest, AskResult
+from bridge.http.bodies import BadJson, parse_json, read_json
+from bridge.http.responses import error_response
 from bridge.i18n import (
     DEFAULT_LOCALE,
     LOCALE_NAMES,
@@ -16,52 +16,60 @@ from bridge.i18n import (
     tr,
     translations,
 )
-from bridge.native import (
+from bridge.ids import (
+    AgentName,
+    MessageRef,
+    QuestionId,
+    SessionKey,
+    SurfaceId,
+    UserRef,
+    surface_platform,
+    surface_target,
+)
+from bridge.inbound import (
+    AnswerSubmitted,
+    ButtonPressed,
+    InboundEvent,
+    InboundReply,
+    InboundSink,
+    SelectionChanged,
+    SubmitPressed,
+    TextReceived,
+    hand_in,
+)
+from bridge.parsing import Parsed, Picked, Refused, Skip, parse_answer, parse_reply
+from bridge.prompts import (
+    Button,
+    ButtonAction,
+    Capabilities,
+    Delivery,
+    Finalization,
+    FinalKind,
     NativeControls,
     NativePrompt,
     NativeQuestion,
-    SelectionChanged,
-    SubmitPressed,
+    Prompt,
+    PromptQuestion,
+    Reminder,
 )
-from bridge.parsing import Parsed, Picked, Refused, Skip, parse_answer, parse_reply
 from bridge.rendering import OTHER_BUTTON, SKIP_BUTTON, prompt_text
 from bridge.sections import AdapterConfig
 from bridge.security import SIGNATURE_HEADER, sign, verify_signature
-from bridge.sink import InboundEvent, hand_in
 from bridge.splitting import caption, split_escaped, split_text, status_room
 from bridge.types import (
     Adapter,
     AdapterContext,
     AdapterPlugin,
     AdapterState,
-    AgentName,
-    AnswerSubmitted,
-    Button,
-    ButtonAction,
-    ButtonPressed,
-    Capabilities,
     Checkable,
-    Delivery,
     DeliveryError,
-    Finalization,
-    FinalKind,
-    InboundReply,
-    InboundSink,
     LongConnection,
-    MessageRef,
     Observer,
-    Prompt,
-    PromptQuestion,
-    QuestionId,
-    Reminder,
+    Queries,
     Reminding,
-    SessionKey,
-    SurfaceId,
-    TextReceived,
-    UserRef,
-    surface_platform,
-    surface_target,
+    Routed,
 )
+from bridge.validation import InvalidRequest, Problem, parse_ask_request
 
 __all__ = [
     "DEFAULT_LOCALE",
@@ -107,10 +115,12 @@ __all__ = [
     "Problem",
     "Prompt",
     "PromptQuestion",
+    "Queries",
     "QuestionId",
     "Refused",
     "Reminder",
     "Reminding",
+    "Routed",
     "SelectionChanged",
     "SessionKey",
     "Skip",

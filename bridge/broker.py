@@ -12,11 +12,14 @@ import structlog
 
 from bridge.config import AgentConfig
 from bridge.contract import AskRequest, AskResult
+from bridge.deadlines import Deadlines
 from bridge.errors import Conflict, Forbidden, NotFound
-from bridge.i18n import DEFAULT_LOCALE
+from bridge.ids import AgentName, QuestionId, SessionKey, SurfaceId
 from bridge.outbound import Outbound
+from bridge.pending import OpenQuestions
+from bridge.queries import Reads
 from bridge.reach import Reach, plan
-from bridge.rendering import build_prompt, summary
+from bridge.rendering import summary
 from bridge.store.records import (
     AnsweredBy,
     PendingConflict,
@@ -25,15 +28,8 @@ from bridge.store.records import (
     Store,
     now_ms,
 )
-from bridge.types import (
-    Adapter,
-    AgentName,
-    Prompt,
-    QuestionId,
-    SessionKey,
-    SurfaceId,
-    surface_platform,
-)
+from bridge.surfaces import Surfaces
+from bridge.types import Adapter
 
 log = structlog.get_logger("askbridge.broker")
 _ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"
@@ -67,17 +63,16 @@ class Broker:
         finalize_timeout: float = 30.0,
     ) -> None:
         self.store = store
-        self.adapters = dict(adapters)
-        self.agents = dict(agents)
+        self.surfaces = Surfaces(adapters, agents)
+        self.reads = Reads(store, self.surfaces)
+        self.open = OpenQuestions(store)
+        """Pending questions as asked here, with their surfaces: taps and replies skip reads."""
         self.delivery_timeout = delivery_timeout
         self.finalize_timeout = finalize_timeout
-        self._timers: dict[QuestionId, asyncio.TimerHandle] = {}
+        self.deadlines = Deadlines(lambda question_id: self.spawn(self.expire(question_id)))
         self._waiters: dict[QuestionId, _Outcome] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._locks: dict[QuestionId, asyncio.Lock] = {}
-        self._open: dict[QuestionId, tuple[QuestionRecord, frozenset[SurfaceId]]] = {}
-        """Pending questions as asked, with their surfaces: taps and replies skip two reads.
-        Only ever a hint — every resolution is still a compare-and-set in the store."""
         self.draining = asyncio.Event()
         """Set when the server stops gracefully: blocking asks hand back, nothing is cancelled."""
         self.observers: list[Callable[[str, QuestionId], None]] = []
@@ -102,9 +97,9 @@ class Broker:
             if expires_at <= now:
                 await self.expire(question_id)
             else:
-                self._arm_at(question_id, expires_at)
+                self.deadlines.arm(question_id, expires_at)
         for d in await self.store.pending_deliveries():
-            if d.state == "sending" and d.question_id in self._timers:
+            if d.state == "sending" and d.question_id in self.deadlines:
                 owner = await self.store.get_question(d.question_id)
                 if owner is not None and owner.pending:
                     self.spawn(self.outbound.deliver_to(owner, d.surface, resend=True))
@@ -124,9 +119,7 @@ class Broker:
         if self._sweeper is not None:
             self._sweeper.cancel()
             await asyncio.gather(self._sweeper, return_exceptions=True)
-        for handle in self._timers.values():
-            handle.cancel()
-        self._timers.clear()
+        self.deadlines.clear()
         if self._tasks:
             await asyncio.wait(set(self._tasks), timeout=5)
         for task in set(self._tasks):
@@ -145,11 +138,11 @@ class Broker:
         self.spawn(self._apply_remote(event, question_id))
 
     async def _apply_remote(self, event: str, question_id: QuestionId) -> None:
-        if event == "created" and question_id not in self._timers:
-            record = await self.open_question(question_id)
+        if event == "created" and question_id not in self.deadlines:
+            record = await self.open.get(question_id)
             if record is not None:
-                self._arm(record)
-                if self._reaches(record):
+                self.deadlines.arm(record.id, record.expires_at)
+                if self.surfaces.reaches(record):
                     self.reach.scheduler.add(await self.store.timers_of(question_id))
         elif event == "resolved":
             self._settle(question_id)
@@ -157,40 +150,13 @@ class Broker:
 
     def _settle(self, question_id: QuestionId, record: QuestionRecord | None = None) -> None:
         """Local bookkeeping once a question ended, here or elsewhere: wake waiters, drop timers."""
-        handle = self._timers.pop(question_id, None)
-        if handle:
-            handle.cancel()
+        self.deadlines.disarm(question_id)
         event = self._waiters.pop(question_id, None)
         if event is not None:
             event.record = record
             event.set()
         self._locks.pop(question_id, None)
-        self._open.pop(question_id, None)
-
-    async def open_question(self, question_id: QuestionId) -> QuestionRecord | None:
-        """The question if it is (as far as this process knows) still pending, else None."""
-        cached = self._open.get(question_id)
-        if cached is not None:
-            return cached[0]
-        record = await self.store.get_question(question_id)  # asked by another replica
-        return record if record is not None and record.pending else None
-
-    async def sent_to(self, question_id: QuestionId, surface: SurfaceId) -> bool:
-        """Whether `surface` is one of the question's surfaces (the only ones that may answer)."""
-        cached = self._open.get(question_id)
-        if cached is not None and surface in cached[1]:
-            return True  # not in the cache: maybe an escalation tier another replica sent
-        return any(d.surface == surface for d in await self.store.deliveries(question_id))
-
-    def known_pending(self, question_id: QuestionId) -> bool:
-        """Asked here and not ended here (a hint: with replicas only the store knows)."""
-        return question_id in self._open
-
-    def add_surfaces(self, question_id: QuestionId, surfaces: list[SurfaceId]) -> None:
-        """An escalation tier added surfaces: they may answer from now on."""
-        cached = self._open.get(question_id)
-        if cached is not None and surfaces:
-            self._open[question_id] = (cached[0], cached[1] | frozenset(surfaces))
+        self.open.forget(question_id)
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         task = asyncio.create_task(coro)
@@ -201,35 +167,14 @@ class Broker:
     def lock(self, question_id: QuestionId) -> asyncio.Lock:
         return self._locks.setdefault(question_id, asyncio.Lock())
 
-    def locale_for(self, agent: str, surface: SurfaceId | None) -> str:
-        """The language of a surface: its own config's (reported by its adapter as
-        `Capabilities.locale`), else the agent's, else English."""
-        adapter = self.adapters.get(surface_platform(surface)) if surface else None
-        own = adapter.capabilities(surface).locale if adapter and surface else None
-        if own:
-            return own
-        config = self.agents.get(agent)
-        return config.locale if config is not None else DEFAULT_LOCALE
-
     # asking ------------------------------------------------------------------------------
-
-    def _reaches(self, record: QuestionRecord) -> bool:
-        """Whether the asking agent has reminders or escalation tiers configured."""
-        agent = self.agents.get(record.agent)
-        return agent is not None and bool(agent.remind_after or agent.escalation)
-
-    def agent(self, name: str) -> AgentConfig:
-        agent = self.agents.get(name)
-        if agent is None:
-            raise NotFound(f"There is no agent named {name!r}.")
-        return agent
 
     async def ask(self, agent_name: str, session: str, request: AskRequest, *,
                   waiting: bool = True) -> QuestionRecord:
         """Store the question with its deliveries, then send to every surface in the background.
         `waiting`: the caller will wait for the end (its waiter is made now, so the wait needs
         no read); a non-blocking ask leaves none behind for each of thousands pending."""
-        agent = self.agent(agent_name)
+        agent = self.surfaces.agent(agent_name)
         if agent.role != "main":
             raise Forbidden(
                 "ask_user is only for main sessions; this agent is a subagent. Continue with "
@@ -246,7 +191,7 @@ class Broker:
             expires_at=created + request.timeout_seconds * 1000,
         )
         surfaces = [SurfaceId(s) for s in dict.fromkeys(agent.surfaces)]
-        timers = plan(agent, record) if self._reaches(record) else []
+        timers = plan(agent, record) if self.surfaces.reaches(record) else []
         try:
             await self.store.create_question(record, surfaces, timers)
         except PendingConflict:
@@ -256,8 +201,8 @@ class Broker:
             ) from None
         if waiting:
             self._waiters.setdefault(record.id, _Outcome()).fresh = True
-        self._open[record.id] = (record, frozenset(surfaces))
-        self._arm(record)
+        self.open.remember(record, surfaces)
+        self.deadlines.arm(record.id, record.expires_at)
         if timers:
             self.reach.scheduler.add(timers)
         log.info("question_created", question_id=record.id, agent=agent.name, session=session,
@@ -265,17 +210,6 @@ class Broker:
         self.emit("created", record.id)
         self.spawn(self.outbound.deliver_all(record, surfaces))
         return record
-
-    def adapter_for(self, surface: SurfaceId) -> Adapter | None:
-        return self.adapters.get(surface_platform(surface))
-
-    def prompt_for_surface(self, record: QuestionRecord, surface: SurfaceId,
-                           partial: Mapping[str, list[str]] | None = None) -> Prompt:
-        """The prompt as `surface` shows it: native or text by its adapter's capabilities, in
-        its locale, with `partial` answers (kept selections) shown."""
-        adapter = self.adapter_for(surface)
-        return build_prompt(record, adapter.capabilities(surface) if adapter else False,
-                            self.locale_for(record.agent, surface), partial)
 
     # waiting and ending ------------------------------------------------------------------
 
@@ -309,19 +243,6 @@ class Broker:
     async def expire(self, question_id: QuestionId) -> None:
         await self._resolve(question_id, AskResult.no_answer("expired"), None)
 
-    def _arm(self, record: QuestionRecord) -> None:
-        self._arm_at(record.id, record.expires_at)
-
-    def _arm_at(self, question_id: QuestionId, expires_at: int) -> None:
-        loop = asyncio.get_running_loop()
-        delay = max(0.0, (expires_at - now_ms()) / 1000)
-        old = self._timers.pop(question_id, None)
-        if old is not None:
-            old.cancel()
-        self._timers[question_id] = loop.call_later(
-            delay, lambda: self.spawn(self.expire(question_id))
-        )
-
     async def resolve(
         self, question_id: QuestionId, result: AskResult, by: AnsweredBy | None
     ) -> bool:
@@ -331,7 +252,7 @@ class Broker:
     async def _resolve(
         self, question_id: QuestionId, result: AskResult, by: AnsweredBy | None
     ) -> bool:
-        record = await self.open_question(question_id)
+        record = await self.open.get(question_id)
         if record is None:
             return False
         questions = list(record.request.questions)
@@ -342,10 +263,13 @@ class Broker:
             record, status=result.status, reason=result.reason, result=result, answered_by=by,
             summary=resolution.summary, resolved_at=resolution.resolved_at)
         self._settle(question_id, final)
-        for _ in range(3):  # the woken agent's handler needs three loop turns to respond:
-            await asyncio.sleep(0)  # let its answer go out before our logs and edits
-        self.emit("resolved", question_id)
-        log.info("question_resolved", question_id=question_id, status=result.status,
-                 reason=result.reason, surface=by.surface if by else None)
-        self.spawn(self.outbound.finalize_all(question_id, final))
+        self.spawn(self._resolved(final))
         return True
+
+    async def _resolved(self, final: QuestionRecord) -> None:
+        """What follows an end, in its own task: the woken agent answers first, then
+        observers hear of it and every delivered prompt is edited."""
+        self.emit("resolved", final.id)
+        log.info("question_resolved", question_id=final.id, status=final.status,
+                 reason=final.reason, surface=final.answered_by.surface if final.answered_by else None)
+        await self.outbound.finalize_all(final.id, final)

@@ -63,9 +63,9 @@ def _banner(config: BridgeConfig, env: dict[str, str], path: str, reveal: bool) 
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from bridge.app import Bridge
+    from bridge.composition import Bridge
+    from bridge.http.serve import BridgeServer, port_problem
     from bridge.logs import configure
-    from bridge.serving import BridgeServer, port_problem
 
     configure(args.log_level)
     path = args.config or os.environ.get("ASKBRIDGE_CONFIG")

@@ -111,7 +111,7 @@ def cmd_cancel(args: argparse.Namespace) -> int:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    from bridge.mcp_stdio import main
+    from bridge.mcp.stdio import main
 
     try:
         main(args.url, args.token, args.session)

@@ -9,8 +9,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from bridge.contract import format_loc
 from bridge.i18n import tr
+from bridge.validation import format_loc
 
 
 def _model_in(annotation: Any) -> Any:

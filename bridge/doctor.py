@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
-from bridge.app import Bridge
+from bridge.composition import Bridge
 from bridge.config import BridgeConfig, ConfigError, default_env, embedded_defaults, load_config
 from bridge.i18n import tr
 from bridge.types import Checkable, DeliveryError

@@ -15,10 +15,10 @@ import structlog
 
 from bridge.backoff import backoff_delay
 from bridge.config import EventHookConfig
+from bridge.ids import QuestionId
+from bridge.queries import question_view
 from bridge.security import SIGNATURE_HEADER, sign
 from bridge.store.records import OutboxEvent, Store, iso, now_ms
-from bridge.types import QuestionId
-from bridge.views import question_view
 
 log = structlog.get_logger("askbridge.events")
 

@@ -3,30 +3,25 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import structlog
 
 from bridge.broker import Broker
 from bridge.contract import AskResult, Question
 from bridge.i18n import DEFAULT_LOCALE, N_, tr
-from bridge.native import SelectionChanged, SubmitPressed
-from bridge.parsing import Parsed, Skip, parse_reply
-from bridge.selections import NativeTaps, kept
-from bridge.store.records import AnsweredBy, QuestionRecord, SessionInfo, iso
-from bridge.types import (
-    AgentName,
+from bridge.ids import MessageRef, QuestionId, SurfaceId
+from bridge.inbound import (
     AnswerSubmitted,
     ButtonPressed,
     InboundReply,
-    MessageRef,
-    Prompt,
-    QuestionId,
-    SessionKey,
-    SurfaceId,
+    SelectionChanged,
+    SubmitPressed,
     TextReceived,
 )
-from bridge.views import question_view, question_views
+from bridge.parsing import Parsed, Skip, parse_reply
+from bridge.queries import kept
+from bridge.selections import NativeTaps
+from bridge.store.records import AnsweredBy, QuestionRecord
 
 log = structlog.get_logger("askbridge.inbox")
 
@@ -71,11 +66,14 @@ def _missing_text(questions: list[Question], have: dict[str, list[str]], parsed:
 
 
 class Inbox:
-    """The `InboundSink` adapters call; one instance wraps the broker."""
+    """The `InboundSink` adapters call: each event checked, parsed, and resolved through the broker."""
 
     def __init__(self, broker: Broker) -> None:
         self.broker = broker
         self.store = broker.store
+        self.open = broker.open
+        self.surfaces = broker.surfaces
+        self.reads = broker.reads
         self.native = NativeTaps(self)
 
     def _locale(self, surface: SurfaceId, record: QuestionRecord | None = None,
@@ -83,7 +81,7 @@ class Inbox:
         """What a reply on `surface` is written in: the person's own choice, else the surface's."""
         if chosen:
             return chosen
-        return self.broker.locale_for(record.agent if record else "", surface)
+        return self.surfaces.locale_for(record.agent if record else "", surface)
 
     def _ended(self, surface: SurfaceId, question_id: QuestionId,
                locale: str | None = None) -> InboundReply:
@@ -110,11 +108,11 @@ class Inbox:
         self, question_id: QuestionId, surface: SurfaceId, chosen: str | None = None
     ) -> QuestionRecord | InboundReply:
         """The pending question `surface` may act on, or the reply saying why not."""
-        if not await self.broker.sent_to(question_id, surface):
+        if not await self.open.sent_to(question_id, surface):
             if await self.store.get_question(question_id) is not None:
                 return InboundReply(handled=False, question_id=question_id)  # not sent here
             return self._ended(surface, question_id, chosen)
-        record = await self.broker.open_question(question_id)
+        record = await self.open.get(question_id)
         if record is None:  # a late tap: say so in the language its prompt was in
             ended = await self.store.get_question(question_id)
             return self._ended(surface, question_id, self._locale(surface, ended, chosen))
@@ -221,7 +219,7 @@ class Inbox:
         if delivery is not None:
             question_id = delivery.question_id
         elif event.reply_to.startswith("q_"):  # only a question this surface was sent
-            if await self.broker.sent_to(QuestionId(event.reply_to), event.surface):
+            if await self.open.sent_to(QuestionId(event.reply_to), event.surface):
                 question_id = QuestionId(event.reply_to)
         record = await self.store.get_question(question_id) if question_id else None
         if record is None:
@@ -231,7 +229,7 @@ class Inbox:
         return record
 
     async def _apply_text(self, question_id: QuestionId, event: TextReceived) -> InboundReply:
-        record = await self.broker.open_question(question_id)
+        record = await self.open.get(question_id)
         if record is None:
             ended = await self.store.get_question(question_id)
             return self._ended(event.surface, question_id, self._locale(event.surface, ended))
@@ -267,39 +265,6 @@ class Inbox:
             return InboundReply(handled=True, accepted=True, text=text, question_id=record.id,
                                 ended=True, locale=locale)
         return self._ended(event.surface, record.id, locale)
-
-    # read side for surfaces with their own views (the web UI) ------------------------------
-
-    async def prompt_for(self, question_id: QuestionId,
-                         surface: SurfaceId | None = None) -> Prompt | None:
-        record = await self.store.get_question(question_id)
-        if record is None or not record.pending:
-            return None
-        return await self.native.prompt(record, surface)
-
-    async def question_view(self, question_id: QuestionId) -> dict[str, Any] | None:
-        record = await self.store.get_question(question_id)
-        if record is None:
-            return None
-        return question_view(record, await self.store.deliveries(question_id))
-
-    async def pending_views(self) -> list[dict[str, Any]]:
-        records = sorted(await self.store.pending_questions(), key=lambda r: r.created_at)
-        return await self._views(records)
-
-    async def timeline_view(self, agent: AgentName, session: SessionKey) -> list[dict[str, Any]]:
-        return await self._views(await self.store.timeline(agent, session))
-
-    async def _views(self, records: list[QuestionRecord]) -> list[dict[str, Any]]:
-        return question_views(records, await self.store.deliveries_for([r.id for r in records]))
-
-    async def session_views(self) -> list[dict[str, Any]]:
-        out: list[tuple[int, dict[str, Any]]] = []
-        for name in self.broker.agents:
-            infos: list[SessionInfo] = await self.store.sessions(AgentName(name))
-            out += [(i.last_at, {"agent": name, "session": i.session, "pending": i.pending,
-                                 "lastAt": iso(i.last_at)}) for i in infos]
-        return [view for _, view in sorted(out, key=lambda p: -p[0])]
 
 
 def _check_answers(questions: list[Question], answers: dict[str, list[str]],

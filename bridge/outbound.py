@@ -10,17 +10,11 @@ from typing import TYPE_CHECKING
 import structlog
 
 from bridge.contract import AskResult
+from bridge.ids import MessageRef, QuestionId, SurfaceId, surface_platform
+from bridge.prompts import Delivery, Finalization
 from bridge.rendering import final_kind, status_line
 from bridge.store.records import DeliveryRecord, QuestionRecord
-from bridge.types import (
-    Delivery,
-    DeliveryError,
-    Finalization,
-    MessageRef,
-    QuestionId,
-    SurfaceId,
-    surface_platform,
-)
+from bridge.types import DeliveryError
 
 if TYPE_CHECKING:
     from bridge.broker import Broker
@@ -48,12 +42,12 @@ class Outbound:
     async def deliver_to(self, record: QuestionRecord, surface: SurfaceId,
                          resend: bool = False) -> bool:
         """Send the prompt to one surface and record it; False when it could not be shown."""
-        adapter = self.broker.adapter_for(surface)
+        adapter = self.broker.surfaces.adapter_for(surface)
         if adapter is None:
             await self._failed(record, surface, f"no {surface_platform(surface)} adapter is "
                                "configured for this surface")
             return False
-        prompt = self.broker.prompt_for_surface(record, surface)
+        prompt = self.broker.surfaces.prompt(record, surface)
         try:
             # asyncio.timeout: no extra task, unlike wait_for
             async with asyncio.timeout(self.broker.delivery_timeout):
@@ -78,7 +72,7 @@ class Outbound:
     async def _ended(self, question_id: QuestionId) -> bool:
         """Whether the question has ended. In one process, resolutions happen here and drop the
         question from the broker's open set at once; with replicas only the database knows for sure."""
-        if self.broker.known_pending(question_id) and not self.store.shared:
+        if self.broker.open.known(question_id) and not self.store.shared:
             return False
         current = await self.store.get_question(question_id)
         return current is not None and not current.pending
@@ -108,18 +102,18 @@ class Outbound:
     ) -> None:
         """Edit one delivered prompt once its question ended (claimed in the store first)."""
         record = known or await self.store.get_question(delivery.question_id)
-        adapter = self.broker.adapter_for(delivery.surface)
+        adapter = self.broker.surfaces.adapter_for(delivery.surface)
         if record is None or record.result is None or adapter is None:
             return
         if not await self.store.claim_finalization(delivery.question_id, delivery.surface,
                                                    FINALIZE_LEASE_MS):
             return
         result = record.result
-        locale = self.broker.locale_for(record.agent, delivery.surface)
+        locale = self.broker.surfaces.locale_for(record.agent, delivery.surface)
         final = Finalization(
             kind=final_kind(result),
             status_line=status_line(result, list(record.request.questions), locale),
-            prompt=self.broker.prompt_for_surface(record, delivery.surface),
+            prompt=self.broker.surfaces.prompt(record, delivery.surface),
             answered_on=record.answered_by.surface if record.answered_by else None,
         )
         target = Delivery(delivery.question_id, delivery.surface,

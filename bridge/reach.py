@@ -13,8 +13,10 @@ import structlog
 
 from bridge.config import AgentConfig
 from bridge.i18n import tr
+from bridge.ids import MessageRef, SurfaceId
+from bridge.prompts import Delivery, Prompt, Reminder
 from bridge.store.records import QuestionRecord, TimerRecord, now_ms
-from bridge.types import Delivery, DeliveryError, MessageRef, Prompt, Reminder, Reminding, SurfaceId
+from bridge.types import DeliveryError, Reminding
 
 if TYPE_CHECKING:
     from bridge.broker import Broker
@@ -107,7 +109,7 @@ class Reach:
     async def fire(self, timer: TimerRecord) -> None:
         """Send one due timer, if its question is still pending and before the deadline;
         the store's claim makes it once among restarts and replicas."""
-        record = await self.broker.open_question(timer.question_id)
+        record = await self.broker.open.get(timer.question_id)
         if record is None or now_ms() >= record.expires_at:
             return
         if not await self.store.claim_timer(timer, LEASE_MS):
@@ -128,10 +130,10 @@ class Reach:
 
     async def _remind_one(self, record: QuestionRecord, surface: SurfaceId,
                           ref: MessageRef | None, number: int) -> bool:
-        adapter = self.broker.adapter_for(surface)
+        adapter = self.broker.surfaces.adapter_for(surface)
         if not isinstance(adapter, Reminding):
             return False
-        prompt = self.broker.prompt_for_surface(record, surface)
+        prompt = self.broker.surfaces.prompt(record, surface)
         reminder = Reminder(prompt=prompt, text=reminder_text(prompt), number=number)
         self.in_flight[surface] = self.in_flight.get(surface, 0) + 1
         try:
@@ -154,12 +156,12 @@ class Reach:
         return True
 
     async def _escalate(self, record: QuestionRecord, tier: int) -> None:
-        tiers = self.broker.agent(record.agent).escalation
+        tiers = self.broker.surfaces.agent(record.agent).escalation
         if tier > len(tiers):  # the config lost this tier since the question was asked
             return
         surfaces = [SurfaceId(s) for s in dict.fromkeys(tiers[tier - 1].surfaces)]
         added = await self.store.add_deliveries(record.id, surfaces, tier)
-        self.broker.add_surfaces(record.id, added)
+        self.broker.open.add_surfaces(record.id, added)
         log.info("question_escalated", question_id=record.id, tier=tier, surfaces=added)
         self.broker.emit("escalated", record.id)
         await asyncio.gather(*(self.broker.outbound.deliver_to(record, s) for s in added))

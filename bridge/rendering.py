@@ -10,12 +10,14 @@ from datetime import UTC, datetime
 
 from bridge.contract import AskResult, Question
 from bridge.i18n import DEFAULT_LOCALE, N_, time_of_day, tr
-from bridge.native import NativeControls, NativePrompt, NativeQuestion
-from bridge.store.records import QuestionRecord, ms_to_dt
-from bridge.types import (
+from bridge.prompts import (
+    Asked,
     Button,
     Capabilities,
     FinalKind,
+    NativeControls,
+    NativePrompt,
+    NativeQuestion,
     Prompt,
     PromptQuestion,
 )
@@ -136,14 +138,14 @@ def native_prompt(questions: list[Question], partial: Mapping[str, list[str]],
     return NativePrompt(questions=tuple(out), controls=native_controls(locale))
 
 
-def build_prompt(record: QuestionRecord, caps: Capabilities | bool, locale: str = DEFAULT_LOCALE,
+def build_prompt(asked: Asked, caps: Capabilities | bool, locale: str = DEFAULT_LOCALE,
                  partial: Mapping[str, list[str]] | None = None) -> Prompt:
     """The prompt for one surface, in its locale: buttons, native taps or numbered text, as
     `caps` allow. A bare bool is the old rule (buttons or not, one single-select question)."""
     if isinstance(caps, bool):
         caps = Capabilities(buttons=caps)
-    questions = list(record.request.questions)
-    expires = ms_to_dt(record.expires_at)
+    questions = list(asked.questions)
+    expires = asked.expires_at
     first = questions[0]
     body_lines = [first.question] + [
         f"• {o.label} — {o.description}" for o in first.options if o.description
@@ -152,9 +154,9 @@ def build_prompt(record: QuestionRecord, caps: Capabilities | bool, locale: str 
     native = (native_prompt(questions, partial or {}, locale)
               if wants_native(questions, caps) else None)
     return Prompt(
-        question_id=record.id,
-        agent=record.agent,
-        session=record.session,
+        question_id=asked.question_id,
+        agent=asked.agent,
+        session=asked.session,
         questions=tuple(
             PromptQuestion(
                 id=q.id,

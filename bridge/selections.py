@@ -9,26 +9,16 @@ import structlog
 
 from bridge.contract import Question
 from bridge.i18n import tr
-from bridge.native import SelectionChanged, SubmitPressed
-from bridge.rendering import build_prompt
+from bridge.ids import SurfaceId
+from bridge.inbound import AnswerSubmitted, InboundReply, SelectionChanged, SubmitPressed
+from bridge.prompts import Prompt
+from bridge.queries import kept
 from bridge.store.records import QuestionRecord
-from bridge.types import (
-    AnswerSubmitted,
-    Capabilities,
-    InboundReply,
-    Prompt,
-    SurfaceId,
-)
 
 if TYPE_CHECKING:
     from bridge.inbox import Inbox
 
 log = structlog.get_logger("askbridge.inbox")
-
-
-def kept(partial: dict[str, list[str]]) -> dict[str, list[str]]:
-    """The stored partial answers that hold something (an emptied selection is stored as [])."""
-    return {k: v for k, v in partial.items() if v}
 
 
 def ordered(question: Question, given: Sequence[str]) -> list[str]:
@@ -65,15 +55,11 @@ class NativeTaps:
         self.store = inbox.store
 
     def _locale(self, record: QuestionRecord, surface: SurfaceId) -> str:
-        return self.inbox.broker.locale_for(record.agent, surface)
+        return self.inbox.surfaces.locale_for(record.agent, surface)
 
     async def prompt(self, record: QuestionRecord, surface: SurfaceId | None) -> Prompt:
         """The prompt as it stands now on `surface` (every kept selection shown)."""
-        partial = kept(await self.store.partial(record.id))
-        if surface is None:
-            return build_prompt(record, Capabilities(buttons=True),
-                                self.inbox.broker.locale_for(record.agent, None), partial)
-        return self.inbox.broker.prompt_for_surface(record, surface, partial)
+        return await self.inbox.reads.current_prompt(record, surface)
 
     async def selection_changed(self, event: SelectionChanged) -> InboundReply:
         async with self.inbox.broker.lock(event.question_id):

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # annotations only: this module stays pure
-    from bridge.types import Prompt
+    from bridge.prompts import Prompt
 
 _ZWJ = "\u200d"
 

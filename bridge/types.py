@@ -1,214 +1,19 @@
-"""The adapter contract: typed ids, capabilities, prompts, inbound events and the Adapter protocol."""
+"""The adapter contract: the Adapter protocol, its optional capabilities, and how adapters plug in."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal, NewType, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
-from starlette.routing import BaseRoute
-
-if TYPE_CHECKING:  # bridge.native builds on these ids; the names below are for annotations
-    from bridge.native import NativePrompt, SelectionChanged, SubmitPressed
-    from bridge.sections import AdapterConfig
-
-QuestionId = NewType("QuestionId", str)
-AgentName = NewType("AgentName", str)
-SessionKey = NewType("SessionKey", str)
-SurfaceId = NewType("SurfaceId", str)
-"""`web`, `telegram:<chat>`, `discord:<channel>`, `slack:<channel>`, `webhook:<name>:<conversation>`."""
-UserRef = NewType("UserRef", str)
-"""A platform user id as a string (`123456789`, `U0123`, a phone number)."""
-MessageRef = NewType("MessageRef", str)
-"""What an adapter needs to edit a delivered message later (a message id, `channel/ts`, …)."""
-
-FinalKind = Literal["answered", "skipped", "expired", "cancelled", "undelivered"]
-ButtonAction = int | Literal["other", "skip"]
-"""A button press: the 0-based option index, `other` (ask for free text) or `skip`."""
+from bridge.ids import AgentName, MessageRef, QuestionId, SessionKey, SurfaceId
+from bridge.inbound import InboundSink
+from bridge.prompts import Capabilities, Delivery, Finalization, Prompt, Reminder
+from bridge.sections import AdapterConfig
 
 
-def surface_platform(surface: SurfaceId | str) -> str:
-    """The platform prefix of a surface id: `telegram` for `telegram:42`."""
-    return surface.split(":", 1)[0]
-
-
-def surface_target(surface: SurfaceId | str) -> str:
-    """Everything after the platform prefix: `42` for `telegram:42`, `` for `web`."""
-    _, _, rest = surface.partition(":")
-    return rest
-
-
-@dataclass(frozen=True, slots=True)
-class Capabilities:
-    """What a surface can do; the broker picks fallbacks from these, adapters never stub."""
-
-    buttons: bool = False
-    edits: bool = False
-    modals: bool = False
-    reply_to: bool = False
-    max_len: int = 4000
-    locale: str | None = None
-    """The language this surface's own config asks for (`[telegram] locale`, a webhook
-    channel's); None follows the agent's. The broker writes the surface's prompts,
-    status lines and replies in it."""
-    native_multi: bool = False
-    """A multiSelect question can be answered by taps (toggles, a select menu, checkboxes)."""
-    native_several: bool = False
-    """Several questions can be answered by taps in one message (`native = "all"`)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Button:
-    """One native button: its caption and what pressing it means."""
-
-    label: str
-    action: ButtonAction
-    primary: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class PromptQuestion:
-    """One question as an adapter needs it to render."""
-
-    id: str
-    header: str
-    question: str
-    options: tuple[tuple[str, str | None], ...]
-    multi_select: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Prompt:
-    """A question ready to deliver.
-
-    `text` is the neutral numbered plain text (always present; text surfaces send it as is);
-    its last line says when it expires.
-    `buttons` is set only when the prompt may be shown with native buttons on this surface;
-    then `title` (header) and `body` (question + option descriptions) are what goes above them.
-    """
-
-    question_id: QuestionId
-    agent: AgentName
-    session: SessionKey
-    questions: tuple[PromptQuestion, ...]
-    expires_at: datetime
-    text: str
-    title: str
-    body: str
-    buttons: tuple[Button, ...] | None = None
-    locale: str = "en"
-    """The language of everything askbridge writes around the agent's words (`en`, `id`)."""
-    native: NativePrompt | None = None
-    """Set (instead of `buttons`) when a multiSelect or several-question prompt is to be
-    answered by taps on this surface; None means buttons for one question, or numbered text."""
-
-
-@dataclass(frozen=True, slots=True)
-class Delivery:
-    """A prompt that reached a surface, with the reference needed to edit it."""
-
-    question_id: QuestionId
-    surface: SurfaceId
-    message_ref: MessageRef | None
-
-
-@dataclass(frozen=True, slots=True)
-class Finalization:
-    """How a delivered prompt must look once its question ended."""
-
-    kind: FinalKind
-    status_line: str
-    """`Answered: Staging`, `Answered`, `Skipped`, `Expired`, `Cancelled` — never free text."""
-    prompt: Prompt
-    answered_on: SurfaceId | None = None
-    """The surface whose answer won, so others can say "Answered elsewhere"."""
-
-
-@dataclass(frozen=True, slots=True)
-class Reminder:
-    """A short nudge about a still-pending prompt, posted as a new message (never an edit)."""
-
-    prompt: Prompt
-    text: str
-    """`Reminder: Deploy — still waiting for your answer; expires in 12 min`, in the prompt's locale."""
-    number: int
-    """1 for the first reminder of this question, 2 for the second, …"""
-
-
-@dataclass(frozen=True, slots=True)
-class ButtonPressed:
-    """A person pressed a native button on a delivered prompt."""
-
-    surface: SurfaceId
-    user: UserRef
-    question_id: QuestionId
-    action: ButtonAction
-    authorized: bool
-    """Whether this person may answer on this surface (the adapter knows its answerers)."""
-
-
-@dataclass(frozen=True, slots=True)
-class TextReceived:
-    """A person wrote text in a conversation where prompts are delivered."""
-
-    surface: SurfaceId
-    user: UserRef
-    text: str
-    authorized: bool
-    reply_to: str | None = None
-    """A platform message reference or a question id the text replies to, if the platform says."""
-
-
-@dataclass(frozen=True, slots=True)
-class AnswerSubmitted:
-    """Structured answers from a surface with a form (the web UI): labels or free text per id."""
-
-    surface: SurfaceId
-    user: UserRef
-    question_id: QuestionId
-    answers: dict[str, list[str]] | None
-    """None means Skip."""
-    authorized: bool = True
-    locale: str | None = None
-    """The language the person chose on this surface (the web UI's switch); None follows
-    the surface's."""
-    partial: bool = False
-    """Some questions only (a native `Other…` per question): kept with the earlier answers;
-    the question ends once every question has an answer."""
-
-
-@dataclass(frozen=True, slots=True)
-class InboundReply:
-    """What the broker tells the adapter to show the person (alert, ephemeral, reply text).
-
-    `handled` is False when the event had nothing to do with any question (leave it alone).
-    `accepted` is True when it was taken as (part of) an answer or a skip.
-    """
-
-    handled: bool
-    accepted: bool = False
-    text: str | None = None
-    question_id: QuestionId | None = None
-    ended: bool = False
-    locale: str = "en"
-    """The language `text` is in; adapters write their own follow-ups (modals, hints) in it."""
-    prompt: Prompt | None = None
-    """The prompt as it now stands on the surface (selections shown), to edit it in place."""
-
-
-class InboundSink(Protocol):
-    """The broker's side of the contract, as an adapter sees it."""
-
-    async def button_pressed(self, event: ButtonPressed) -> InboundReply: ...
-
-    async def text_received(self, event: TextReceived) -> InboundReply: ...
-
-    async def answers_submitted(self, event: AnswerSubmitted) -> InboundReply: ...
-
-    async def selection_changed(self, event: SelectionChanged) -> InboundReply: ...
-
-    async def submit_pressed(self, event: SubmitPressed) -> InboundReply: ...
+class Queries(Protocol):
+    """The read side, as an adapter sees it: prompts to re-render and records to show."""
 
     async def prompt_for(self, question_id: QuestionId,
                          surface: SurfaceId | None = None) -> Prompt | None:
@@ -239,19 +44,19 @@ class DeliveryError(Exception):
 
 @runtime_checkable
 class Adapter(Protocol):
-    """One platform. Outbound: deliver and finalize. Inbound: events into the sink."""
+    """One platform. Outbound: deliver and finalize. Inbound: events into the sink.
+
+    Optional protocols add what a platform can do: `Reminding`, `Checkable`,
+    `LongConnection`, `Observer`, `Routed`."""
 
     platform: str
     """The surface prefix this adapter owns (`telegram`, `webhook`, `web`)."""
 
     def capabilities(self, surface: SurfaceId) -> Capabilities: ...
 
-    def routes(self) -> Sequence[BaseRoute]:
-        """HTTP routes to mount on the server (webhooks, HTTP-mode events); may be empty."""
-        ...
-
-    async def start(self, sink: InboundSink) -> None:
-        """Connect (polling, gateway, socket) and begin handing inbound events to `sink`."""
+    async def start(self, sink: InboundSink, queries: Queries) -> None:
+        """Connect (polling, gateway, socket) and begin handing inbound events to `sink`;
+        `queries` reads what is pending (to re-render a prompt, to show records)."""
         ...
 
     async def stop(self) -> None: ...
@@ -327,6 +132,16 @@ class Checkable(Protocol):
 
     async def check(self) -> str:
         """Return what was found (`Telegram bot @name`); raise `DeliveryError` saying what is wrong."""
+        ...
+
+
+@runtime_checkable
+class Routed(Protocol):
+    """Optional: adapters that receive over HTTP (webhooks, HTTP-mode events, the web UI)."""
+
+    def routes(self) -> Sequence[object]:
+        """Starlette routes (`Route`, `Mount`) for the server to mount; the core never looks
+        inside them, so this contract needs no web framework."""
         ...
 
 

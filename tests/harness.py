@@ -12,11 +12,11 @@ from typing import Any
 
 import httpx
 
-from bridge.app import Bridge
 from bridge.client import AskClient
+from bridge.composition import Bridge
 from bridge.config import BridgeConfig, parse_config
+from bridge.http.serve import BridgeServer
 from bridge.plugins import discover
-from bridge.serving import BridgeServer
 from bridge.types import AdapterPlugin
 
 AGENT_TOKEN = "test-agent-token-0123456789"

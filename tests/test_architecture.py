@@ -1,8 +1,10 @@
-"""Dependency direction and public names: bridge/ never imports adapters/; adapters use `bridge`."""
+"""Dependency direction and public names: bridge/ never imports adapters/; adapters use `bridge`;
+inside bridge/, the floors (docs/architecture.md) only import downwards."""
 
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import bridge
@@ -37,6 +39,61 @@ def test_bridge_all_is_explicit_and_importable() -> None:
     assert sorted(bridge.__all__) == sorted(set(bridge.__all__))
     for name in bridge.__all__:
         assert hasattr(bridge, name), name
+
+
+GROUND = {"contract", "validation", "labels", "parsing", "rendering", "prompts", "ids", "inbound",
+          "types", "i18n", "backoff", "security", "errors", "splitting", "sections", "version"}
+"""Words and shapes: the contract, the parser, the renderer, the adapter protocols."""
+CORE = {"broker", "inbox", "outbound", "reach", "selections", "queries", "surfaces", "pending",
+        "deadlines", "events", "leader", "config", "config_keys", "plugins", "logs", "store"}
+"""The lifecycle of a question, and the store it is kept in."""
+INTERFACES = {"http", "mcp", "composition", "cli", "cli_agent", "doctor", "client", "__init__",
+              "__main__"}
+"""How agents, people and operators reach the core, and the root that wires it together."""
+THIRD_PARTY = {
+    "ground": {"pydantic", "pydantic_core", "babel"},
+    "core": {"pydantic", "pydantic_core", "babel", "structlog", "httpx", "aiosqlite", "asyncpg"},
+}
+WEB = {"fastapi", "starlette", "uvicorn", "mcp", "anyio", "httpx_sse"}
+
+
+def floor_of(path: Path) -> str:
+    top = path.relative_to(ROOT / "bridge").parts[0].removesuffix(".py")
+    for floor, names in (("ground", GROUND), ("core", CORE), ("interfaces", INTERFACES)):
+        if top in names:
+            return floor
+    raise AssertionError(f"bridge/{top} is on no floor: add it to GROUND, CORE or INTERFACES "
+                         "in this test and to docs/architecture.md")
+
+
+def test_every_bridge_module_imports_only_its_floor_and_below() -> None:
+    below = {"ground": GROUND, "core": GROUND | CORE}
+    for path in (ROOT / "bridge").rglob("*.py"):
+        floor = floor_of(path)
+        if floor == "interfaces":
+            continue
+        for name in imports(path):
+            top, _, rest = name.partition(".")
+            if top == "bridge":
+                inner = rest.split(".")[0]
+                assert inner in below[floor], f"{path.relative_to(ROOT)} ({floor}) imports {name}"
+            elif top not in sys.stdlib_module_names and top != "__future__":
+                assert top in THIRD_PARTY[floor], f"{path.relative_to(ROOT)} ({floor}) imports {name}"
+
+
+def test_no_web_framework_below_the_interfaces() -> None:
+    for path in (ROOT / "bridge").rglob("*.py"):
+        if floor_of(path) == "interfaces":
+            continue
+        bad = [m for m in imports(path) if m.split(".")[0] in WEB]
+        assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
+
+
+def test_modules_stay_small() -> None:
+    for folder in ("bridge", "adapters"):
+        for path in (ROOT / folder).rglob("*.py"):
+            lines = len(path.read_text(encoding="utf-8").splitlines())
+            assert lines <= 300, f"{path.relative_to(ROOT)} has {lines} lines; split it by concept"
 
 
 def test_every_adapter_has_the_same_shape() -> None:

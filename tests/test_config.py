@@ -6,7 +6,7 @@ import re
 import tomllib
 from pathlib import Path
 
-from bridge.app import make_adapters
+from bridge.composition import make_adapters
 from bridge.config import parse_config
 from bridge.types import AdapterContext, AdapterPlugin
 
@@ -51,7 +51,7 @@ def _plugins():  # type: ignore[no-untyped-def]
 
 
 async def test_adapters_get_their_own_state_in_the_store(tmp_path: Path) -> None:
-    from bridge.app import Bridge
+    from bridge.composition import Bridge
 
     config = parse_config({"data_dir": str(tmp_path), "agents": [
         {"name": "a", "token_env": "T", "surfaces": ["web"]}]})

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
 from typing import Any
 
 import aiohttp
@@ -12,7 +11,6 @@ import structlog
 import yarl
 from discord.http import Route
 from pydantic import BaseModel, ConfigDict
-from starlette.routing import BaseRoute
 
 from adapters.discord import inbound, interactions, render
 from adapters.discord.config import DiscordConfig
@@ -28,6 +26,7 @@ from bridge import (
     InboundSink,
     MessageRef,
     Prompt,
+    Queries,
     Reminder,
     SurfaceId,
     backoff,
@@ -88,6 +87,7 @@ class DiscordAdapter:
         self.config = config
         self._token = token
         self._sink: InboundSink | None = None
+        self._queries: Queries | None = None
         self._client: _Client | None = None
         self._runner: asyncio.Task[None] | None = None
         self._login: asyncio.Task[None] | None = None
@@ -99,14 +99,11 @@ class DiscordAdapter:
                             max_len=render.MAX_CONTENT, native_multi=every, native_several=every,
                             locale=self.config.locale)
 
-    def routes(self) -> Sequence[BaseRoute]:
-        return []
-
     # lifecycle ---------------------------------------------------------------------------
 
-    async def start(self, sink: InboundSink) -> None:
+    async def start(self, sink: InboundSink, queries: Queries) -> None:
         """Log in over REST (enough to send and edit); the gateway opens in `connect()`."""
-        self._sink = sink
+        self._sink, self._queries = sink, queries
         point_at(self.config)
         await self._log_in()
 
@@ -257,10 +254,10 @@ class DiscordAdapter:
     # inbound -----------------------------------------------------------------------------
 
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
-        if self._sink is None:
+        if self._sink is None or self._queries is None:
             return
         try:
-            await interactions.dispatch(interaction, self._sink, self.config.answerers,
+            await interactions.dispatch(interaction, self._sink, self._queries, self.config.answerers,
                                         self._edit)
         except (discord.HTTPException, aiohttp.ClientError, OSError) as exc:
             log.warning("discord_interaction_failed", channel=interaction.channel_id,

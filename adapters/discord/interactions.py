@@ -17,6 +17,7 @@ from bridge import (
     InboundReply,
     InboundSink,
     Prompt,
+    Queries,
     SelectionChanged,
     SubmitPressed,
     TextReceived,
@@ -33,14 +34,14 @@ ACK_SECONDS = 2.0
 """Discord wants an interaction acknowledged within 3 s; past this, defer and follow up."""
 
 
-async def answer_tap(interaction: discord.Interaction[Any], sink: InboundSink,
+async def answer_tap(interaction: discord.Interaction[Any], sink: InboundSink, queries: Queries,
                      event: ButtonPressed) -> None:
     """A click: the broker's verdict as an ephemeral message, or for `Other…` a modal (one text
     input, or one per question on a native prompt)."""
     async def decide() -> tuple[InboundReply, Prompt | None]:
         reply = await sink.button_pressed(event)
         wants_modal = event.action == "other" and reply.accepted
-        return reply, (await sink.prompt_for(event.question_id, event.surface) if wants_modal
+        return reply, (await queries.prompt_for(event.question_id, event.surface) if wants_modal
                        else None)
 
     (reply, prompt), late = await in_time(interaction, decide())
@@ -87,7 +88,7 @@ _KINDS: dict[discord.InteractionType, Literal["component", "modal"]] = {
 }
 
 
-async def dispatch(interaction: discord.Interaction[Any], sink: InboundSink,
+async def dispatch(interaction: discord.Interaction[Any], sink: InboundSink, queries: Queries,
                    answerers: tuple[str, ...], edit: Edit) -> None:
     """One interaction on our components or modals, answered within Discord's window."""
     channel_id, kind = interaction.channel_id, _KINDS.get(interaction.type)
@@ -96,7 +97,7 @@ async def dispatch(interaction: discord.Interaction[Any], sink: InboundSink,
     authorized = inbound.may_answer(interaction.user.id, interaction.guild_id is None, answerers)
     own = inbound.own_words(interaction.data) if kind == "modal" else None
     if own is not None:
-        await answer_own_words(interaction, sink, own, authorized, edit)
+        await answer_own_words(interaction, sink, queries, own, authorized, edit)
         return
     event = inbound.event_from(inbound.Interaction(kind, channel_id, interaction.user.id,
                                                    interaction.data, authorized))
@@ -104,7 +105,7 @@ async def dispatch(interaction: discord.Interaction[Any], sink: InboundSink,
         case SelectionChanged():
             await answer_select(interaction, sink, event, edit)
         case ButtonPressed():
-            await answer_tap(interaction, sink, event)
+            await answer_tap(interaction, sink, queries, event)
         case SubmitPressed() | TextReceived():  # Submit, or a modal's own words
             reply, late = await in_time(interaction, hand_in(sink, event))
             await tell(interaction, reply.text or fallback(reply), late)
@@ -125,7 +126,7 @@ async def answer_select(interaction: discord.Interaction[Any], sink: InboundSink
 
 
 async def answer_own_words(interaction: discord.Interaction[Any], sink: InboundSink,
-                           own: tuple[inbound.Tap, dict[int, str]], authorized: bool,
+                           queries: Queries, own: tuple[inbound.Tap, dict[int, str]], authorized: bool,
                            edit: Edit) -> None:
     """The own-words modal: kept per question; the prompt ends once every question is answered."""
     tap, texts = own
@@ -133,7 +134,7 @@ async def answer_own_words(interaction: discord.Interaction[Any], sink: InboundS
     surface = surface_for(interaction.channel_id or 0)
 
     async def decide() -> InboundReply:
-        prompt = await sink.prompt_for(tap.question_id, surface)
+        prompt = await queries.prompt_for(tap.question_id, surface)
         # ended meanwhile: no answers, and the inbox says so in the surface's language
         answers = {prompt.questions[n].id: [t] for n, t in texts.items()
                    if n < len(prompt.questions)} if prompt is not None else {}

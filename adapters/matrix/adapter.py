@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import structlog
-from starlette.routing import BaseRoute
 
 from adapters.matrix import render
 from adapters.matrix.client import MatrixClient
@@ -33,6 +32,7 @@ from bridge import (
     InboundSink,
     MessageRef,
     Prompt,
+    Queries,
     Reminder,
     SurfaceId,
 )
@@ -50,6 +50,7 @@ class MatrixAdapter:
         self._state = state
         self._client: MatrixClient | None = None
         self._sink: InboundSink | None = None
+        self._queries: Queries | None = None
         self._marks: dict[str, Mark] = {}
         self._syncing: asyncio.Task[None] | None = None
 
@@ -60,12 +61,9 @@ class MatrixAdapter:
         return Capabilities(buttons=True, edits=True, reply_to=True, max_len=render.MAX_TEXT,
                             native_multi=every, native_several=every, locale=self.config.locale)
 
-    def routes(self) -> Sequence[BaseRoute]:
-        return []
-
-    async def start(self, sink: InboundSink) -> None:
+    async def start(self, sink: InboundSink, queries: Queries) -> None:
         """Ready to send and finalize; receiving starts with `connect()` (the leader only)."""
-        self._sink = sink
+        self._sink, self._queries = sink, queries
         self._client = MatrixClient(self.config, self._token)
         log.info("matrix_started", user_id=self.config.user_id, native=self.config.native)
         if not self.config.answerers:
@@ -146,9 +144,9 @@ class MatrixAdapter:
     async def connect(self) -> None:
         if self._syncing is not None and not self._syncing.done():
             return
-        client, sink = self._running(), self._sink
-        assert sink is not None  # start() ran
-        syncer = Syncer(client, self.config, sink, self._state("matrix"), self._marks)
+        client, sink, queries = self._running(), self._sink, self._queries
+        assert sink is not None and queries is not None  # start() ran
+        syncer = Syncer(client, self.config, sink, queries, self._state("matrix"), self._marks)
         self._syncing = asyncio.create_task(syncer.run(), name="matrix-sync")
         self._syncing.add_done_callback(_report_end)
         log.info("matrix_sync_started")

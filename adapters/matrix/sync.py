@@ -23,6 +23,7 @@ from bridge import (
     DeliveryError,
     InboundReply,
     InboundSink,
+    Queries,
     QuestionId,
     TextReceived,
     UserRef,
@@ -46,10 +47,10 @@ class Syncer:
     """Turns the bot's /sync stream into calls on the broker's `InboundSink`."""
 
     def __init__(self, client: MatrixClient, config: MatrixConfig, sink: InboundSink,
-                 state: AdapterState, marks: dict[str, Mark]) -> None:
+                 queries: Queries, state: AdapterState, marks: dict[str, Mark]) -> None:
         self.client = client
         self.config = config
-        self.sink = sink
+        self.sink, self.queries = sink, queries
         self.state = state
         self.marks = marks
         """Our own events → their question (and poll index); filled on send, else looked up."""
@@ -159,7 +160,7 @@ class Syncer:
         mark = await self.mark(vote.room_id, vote.poll_id)
         if mark is None or mark.index is None or not vote.answers:
             return  # not one of our polls, or a vote taken back
-        prompt = await self.sink.prompt_for(mark.question_id, surface_for(vote.room_id))
+        prompt = await self.queries.prompt_for(mark.question_id, surface_for(vote.room_id))
         if prompt is None or mark.index >= len(prompt.questions):
             await self.notice(vote.room_id, render.ended(self.locale), vote.event_id, None)
             return

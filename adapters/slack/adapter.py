@@ -39,6 +39,7 @@ from bridge import (
     InboundSink,
     MessageRef,
     Prompt,
+    Queries,
     Reminder,
     SurfaceId,
     TextReceived,
@@ -60,6 +61,7 @@ class SlackAdapter:
         self._app_token = app_token
         self._thread_surfaces = frozenset(thread_surfaces)
         self.sink: InboundSink | None = None
+        self.queries: Queries | None = None
         self._socket: AsyncSocketModeHandler | None = None
         self._connector: asyncio.Task[None] | None = None
         self._connected = asyncio.Event()
@@ -93,8 +95,8 @@ class SlackAdapter:
             return []
         return [Route(EVENTS_PATH, self._events, methods=["POST"])]
 
-    async def start(self, sink: InboundSink) -> None:
-        self.sink = sink
+    async def start(self, sink: InboundSink, queries: Queries) -> None:
+        self.sink, self.queries = sink, queries
 
     async def connect(self) -> None:
         """Leader only (LongConnection): open the Socket Mode websocket (socket mode)."""
@@ -228,8 +230,8 @@ class SlackAdapter:
 
     async def _ask_other(self, click: Click) -> None:
         """Open the free-text modal; without a usable trigger, ask for a thread reply."""
-        assert self.sink is not None
-        prompt = await self.sink.prompt_for(click.event.question_id, click.event.surface)
+        assert self.queries is not None
+        prompt = await self.queries.prompt_for(click.event.question_id, click.event.surface)
         if prompt is None:
             return
         if click.trigger_id:

@@ -64,8 +64,8 @@ class NativeTaps:
     async def _open(self, question_id: Any, surface: Any, ts: str | None,
                     trigger_id: str | None, user: str) -> None:
         """The own-words modal; without a usable trigger, ask for a thread reply instead."""
-        sink = self.adapter.sink
-        prompt = await sink.prompt_for(question_id) if sink else None
+        queries = self.adapter.queries
+        prompt = await queries.prompt_for(question_id) if queries else None
         if prompt is None:
             return
         if trigger_id:
@@ -83,11 +83,11 @@ class NativeTaps:
     async def on_own_words(self, body: dict[str, Any]) -> None:
         """The own-words modal: kept per question; the prompt ends once all are answered."""
         parsed = native.own_words(body)
-        sink = self.adapter.sink
-        if parsed is None or sink is None:
+        sink, queries = self.adapter.sink, self.adapter.queries
+        if parsed is None or sink is None or queries is None:
             return
         question_id, surface, ts, user, texts = parsed
-        prompt = await sink.prompt_for(question_id)
+        prompt = await queries.prompt_for(question_id)
         channel, thread = target_of(surface)
         if prompt is None:
             ended = tr("en", "This question has already ended.")

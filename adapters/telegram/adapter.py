@@ -39,6 +39,7 @@ from bridge import (
     InboundSink,
     MessageRef,
     Prompt,
+    Queries,
     Reminder,
     SurfaceId,
     TextReceived,
@@ -60,6 +61,7 @@ class TelegramAdapter:
         self._webhook_secret = webhook_secret
         self.call = Caller(config)
         self.sink: InboundSink | None = None
+        self.queries: Queries | None = None
         self._app: TelegramApp | None = None
         self._ready = False
         self._down: str | None = "Telegram is still connecting; try again in a moment."
@@ -86,8 +88,8 @@ class TelegramAdapter:
             return []
         return [Route(WEBHOOK_PATH, self._webhook, methods=["POST"])]
 
-    async def start(self, sink: InboundSink) -> None:
-        self.sink = sink
+    async def start(self, sink: InboundSink, queries: Queries) -> None:
+        self.sink, self.queries = sink, queries
         self._app = self._build()
         try:
             await self._connect(self._app)

@@ -81,7 +81,8 @@ class Taps:
     async def _go(self, sink: InboundSink, authorized: bool, qid: QuestionId,
                   surface: Any) -> InboundReply:
         """Back/Next: only answerers move the shared view; nothing is stored."""
-        prompt = await sink.prompt_for(qid, surface)
+        assert self.adapter.queries is not None  # start() ran, as for the sink
+        prompt = await self.adapter.queries.prompt_for(qid, surface)
         if prompt is None:
             return InboundReply(handled=True, text=tr(self.adapter.locale,
                                                       "This question has already ended."))
@@ -110,9 +111,9 @@ class Taps:
                             question_id: QuestionId,
                             native_step: tuple[int | None, int] | None = None) -> None:
         """`Other…`: a force-reply; for one question of a native prompt, bound to that question."""
-        sink = self.adapter.sink
-        assert sink is not None
-        prompt = await sink.prompt_for(question_id, where.surface)
+        queries = self.adapter.queries
+        assert queries is not None
+        prompt = await queries.prompt_for(question_id, where.surface)
         person = update.effective_user if where.chat_type != inbound.PRIVATE else None
         step = native_step[1] if native_step else 0
         text, entities = render.free_text_request(prompt, person, step)

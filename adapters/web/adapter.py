@@ -15,7 +15,7 @@ from adapters.web.config import WebConfig
 from adapters.web.ids import message_ref
 from adapters.web.push import Pusher
 from adapters.web.pwa import PwaRoutes
-from adapters.web.routes import WebRoutes
+from adapters.web.routes import Core, WebRoutes
 from adapters.web.security import WebAuth
 from bridge import (
     DEFAULT_LOCALE,
@@ -26,6 +26,7 @@ from bridge import (
     InboundSink,
     MessageRef,
     Prompt,
+    Queries,
     QuestionId,
     Reminder,
     SurfaceId,
@@ -48,7 +49,7 @@ class WebAdapter:
                  state: AdapterState) -> None:
         self.config = config
         self.public_url = (self.config.public_url or base_url or "").rstrip("/")
-        self.sink: InboundSink | None = None
+        self.core: Core | None = None
         self.listeners: set[asyncio.Queue[dict[str, Any]]] = set()
         self.locale = config.locale
         self.pusher = Pusher(state, self.config.vapid_subject)
@@ -63,9 +64,9 @@ class WebAdapter:
     def routes(self) -> Sequence[BaseRoute]:
         return [*self._routes.routes(), *self._pwa.routes()]
 
-    async def start(self, sink: InboundSink) -> None:
+    async def start(self, sink: InboundSink, queries: Queries) -> None:
         await self.pusher.start()
-        self.sink = sink
+        self.core = Core(sink, queries)
 
     async def stop(self) -> None:
         self.publish({"type": "bye"})

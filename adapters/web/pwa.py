@@ -15,12 +15,11 @@ from starlette.routing import BaseRoute, Route
 
 from adapters.web.inbound import ActionBody, event_from
 from adapters.web.push import Pusher, Subscription
-from adapters.web.routes import SECURITY_HEADERS, Handler, WebRoutes
+from adapters.web.routes import SECURITY_HEADERS, Core, Handler, WebRoutes
 from adapters.web.vapid import public_key, vapid_key
 from bridge import (
     BadJson,
     ButtonPressed,
-    InboundSink,
     QuestionId,
     error_response,
     read_json,
@@ -31,7 +30,7 @@ log = structlog.get_logger("askbridge.web")
 STATIC = Path(__file__).parent / "static"
 THEME = "#3d5bd9"  # the UI's accent, as in the icons
 BACKGROUND = "#f6f7fb"
-Guard = Callable[[Callable[[Request, InboundSink], Awaitable[Response]], bool], Handler]
+Guard = Callable[[Callable[[Request, Core], Awaitable[Response]], bool], Handler]
 """The UI's own guard: session cookie; for changes also same origin and the CSRF header."""
 
 
@@ -100,10 +99,10 @@ class PwaRoutes:
                         headers={**SECURITY_HEADERS, "cache-control": "no-cache",
                                  "service-worker-allowed": "/"})
 
-    async def key(self, request: Request, sink: InboundSink) -> Response:
+    async def key(self, request: Request, core: Core) -> Response:
         return _json({"publicKey": public_key(await vapid_key(self.pusher.state))})
 
-    async def subscribe(self, request: Request, sink: InboundSink) -> Response:
+    async def subscribe(self, request: Request, core: Core) -> Response:
         sub = await self._body(request, Subscription)
         if sub is None:
             return self._problem(request, 422, "Send the browser's PushSubscription.toJSON(): "
@@ -111,7 +110,7 @@ class PwaRoutes:
         await self.pusher.subscribe(sub)
         return _json({"subscribed": True}, 201)
 
-    async def unsubscribe(self, request: Request, sink: InboundSink) -> Response:
+    async def unsubscribe(self, request: Request, core: Core) -> Response:
         body = await self._body(request, EndpointBody)
         if body is None:
             return self._problem(request, 422, 'Send {"endpoint": "<the subscription\'s endpoint>"}.')
@@ -119,21 +118,21 @@ class PwaRoutes:
         log.info("push_unsubscribed", found=forgotten)
         return Response(status_code=204, headers=SECURITY_HEADERS)
 
-    async def action(self, request: Request, sink: InboundSink) -> Response:
+    async def action(self, request: Request, core: Core) -> Response:
         """A notification's action button, sent by the service worker with the page's cookie."""
         question_id = QuestionId(request.path_params["question_id"])
         body = await self._body(request, ActionBody)
         event = event_from(question_id, body, "en") if body is not None else None
         if not isinstance(event, ButtonPressed):
             return self._problem(request, 422, 'Send {"action": "answer:<option number>"}.')
-        view = await sink.question_view(question_id)
+        view = await core.queries.question_view(question_id)
         if view is None:
             return self._problem(request, 404, "There is no such question.")
         questions = view["request"]["questions"]
         if "web" not in view["surfaces"] or len(questions) != 1 or questions[0].get("multiSelect"):
             return self._problem(request, 403, "This question cannot be answered from a notification; "
                             "open askbridge to answer it.")
-        reply = await sink.button_pressed(event)
+        reply = await core.sink.button_pressed(event)
         status = 200 if reply.accepted else 409 if reply.ended else 422
         log.info("web_push_action", question_id=question_id, status=status)
         return _json({"accepted": reply.accepted, "ended": reply.ended,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -24,6 +25,7 @@ from bridge import (
     AnswerSubmitted,
     BadJson,
     InboundSink,
+    Queries,
     QuestionId,
     SessionKey,
     error_response,
@@ -87,10 +89,18 @@ PING_SECONDS = 10.0
 Handler = Callable[[Request], Awaitable[Response]]
 
 
-class Hub(Protocol):
-    """What the routes need from the adapter: the broker's sink and the live listeners."""
+@dataclass(frozen=True, slots=True)
+class Core:
+    """The broker as the UI's routes see it: where answers go, and where records come from."""
 
-    sink: InboundSink | None
+    sink: InboundSink
+    queries: Queries
+
+
+class Hub(Protocol):
+    """What the routes need from the adapter: the broker (once started) and the live listeners."""
+
+    core: Core | None
     listeners: set[asyncio.Queue[dict[str, Any]]]
 
 
@@ -167,7 +177,7 @@ class WebRoutes:
 
     # JSON API --------------------------------------------------------------------------------
 
-    def _api(self, handler: Callable[[Request, InboundSink], Awaitable[Response]],
+    def _api(self, handler: Callable[[Request, Core], Awaitable[Response]],
              change: bool = False) -> Handler:
         async def guarded(request: Request) -> Response:
             nonce = self.auth.session(request)
@@ -179,40 +189,40 @@ class WebRoutes:
             if change and not self.auth.csrf_ok(request, nonce):
                 log.warning("web_csrf_refused", path=request.url.path)
                 return _error(403, "forbidden", "The CSRF token is missing or wrong; reload.")
-            if self.hub.sink is None:
+            if self.hub.core is None:
                 return _error(503, "starting", "askbridge is starting; try again in a moment.")
-            return await handler(request, self.hub.sink)
+            return await handler(request, self.hub.core)
 
         return guarded
 
-    async def strings(self, request: Request, sink: InboundSink) -> Response:
+    async def strings(self, request: Request, core: Core) -> Response:
         """The page's words in the person's language, and the languages it can switch to."""
         locale = self.locale_of(request)
         return _json({"locale": locale, "messages": translations(locale),
                       "locales": [{"code": c, "name": LOCALE_NAMES[c]} for c in LOCALES]})
-    def guard(self, handler: Callable[[Request, InboundSink], Awaitable[Response]],
+    def guard(self, handler: Callable[[Request, Core], Awaitable[Response]],
               change: bool) -> Handler:
         """The guard every UI API route passes, for routes defined elsewhere (push, pwa.py)."""
         return self._api(handler, change)
 
-    async def state(self, request: Request, sink: InboundSink) -> Response:
-        pending = [ui_view(v) for v in await sink.pending_views()]
-        return _json({"now": int(time.time() * 1000), "sessions": await sink.session_views(),
+    async def state(self, request: Request, core: Core) -> Response:
+        pending = [ui_view(v) for v in await core.queries.pending_views()]
+        return _json({"now": int(time.time() * 1000), "sessions": await core.queries.session_views(),
                       "pending": [v for v in pending if v["answerable"]]})
 
-    async def timeline(self, request: Request, sink: InboundSink) -> Response:
+    async def timeline(self, request: Request, core: Core) -> Response:
         agent = request.query_params.get("agent", "")
         session = request.query_params.get("session", "")
-        items = await sink.timeline_view(AgentName(agent), SessionKey(session))
+        items = await core.queries.timeline_view(AgentName(agent), SessionKey(session))
         return _json({"agent": agent, "session": session, "items": [ui_view(v) for v in items]})
 
-    async def question(self, request: Request, sink: InboundSink) -> Response:
-        view = await sink.question_view(QuestionId(request.path_params["question_id"]))
+    async def question(self, request: Request, core: Core) -> Response:
+        view = await core.queries.question_view(QuestionId(request.path_params["question_id"]))
         if view is None:
             return _error(404, "not_found", "There is no such question.")
         return _json(ui_view(view))
 
-    async def answer(self, request: Request, sink: InboundSink) -> Response:
+    async def answer(self, request: Request, core: Core) -> Response:
         question_id = request.path_params["question_id"]
         locale = self.locale_of(request)
         try:
@@ -221,14 +231,14 @@ class WebRoutes:
             return _error(422, "invalid_request",
                           'Send {"answers": {"<question id>": ["<label or text>"]}} or '
                           '{"answers": null} to skip.')
-        view = await sink.question_view(QuestionId(question_id))
+        view = await core.queries.question_view(QuestionId(question_id))
         if view is None:
             return _error(404, "not_found", tr(locale, "There is no such question."))
         if "web" not in view["surfaces"]:
             return _error(403, "forbidden", tr(locale, "This question was not sent to the web UI."))
         event = event_from(question_id, body, locale)
         assert isinstance(event, AnswerSubmitted)  # a form's body is always an answer or a skip
-        status, reply = reply_response(await sink.answers_submitted(event))
+        status, reply = reply_response(await core.sink.answers_submitted(event))
         log.info("web_answer", question_id=question_id, skipped=body.answers is None,
                  status=status)
         return _json(reply, status)

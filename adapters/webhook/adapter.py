@@ -33,6 +33,7 @@ from bridge import (
     InboundSink,
     MessageRef,
     Prompt,
+    Queries,
     Reminder,
     SurfaceId,
     backoff,
@@ -70,7 +71,7 @@ class WebhookAdapter:
     def routes(self) -> Sequence[BaseRoute]:
         return [Route("/v1/channels/webhook/{name}", self._inbound, methods=["POST"])]
 
-    async def start(self, sink: InboundSink) -> None:
+    async def start(self, sink: InboundSink, queries: Queries) -> None:
         self._sink = sink
 
     async def stop(self) -> None:

@@ -10,8 +10,8 @@ from typing import Any
 
 import asyncpg
 
+from bridge.ids import QuestionId
 from bridge.store.sql import ChangeHandler, Row, SqlStore
-from bridge.types import QuestionId
 
 _MIGRATION_LOCK = 0x61736B62  # "askb": one replica migrates at a time
 CHANNEL = "askbridge"

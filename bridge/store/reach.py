@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol
 
+from bridge.ids import MessageRef, QuestionId, SurfaceId
 from bridge.store.records import TimerRecord, now_ms
-from bridge.types import MessageRef, QuestionId, SurfaceId
 
 TIMER_COLUMNS = "t.question_id, t.kind, t.seq, t.due_at"
 

@@ -10,6 +10,7 @@ from importlib import resources
 from typing import Any, Protocol, cast
 
 from bridge.contract import AskRequest, AskResult
+from bridge.ids import AgentName, MessageRef, QuestionId, SessionKey, SurfaceId, UserRef
 from bridge.store.adapter_state import AdapterStateQueries
 from bridge.store.outbox import OutboxQueries
 from bridge.store.reach import ReachQueries
@@ -24,7 +25,6 @@ from bridge.store.records import (
     TimerRecord,
     now_ms,
 )
-from bridge.types import AgentName, MessageRef, QuestionId, SessionKey, SurfaceId, UserRef
 
 QUESTION_COLUMNS = (
     "id, agent, session, request, status, reason, result, answered_surface, answered_user, "

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
+from bridge.ids import MessageRef, QuestionId, SurfaceId
 from bridge.store.records import (
     DeliveryState,
     PendingConflict,
@@ -36,7 +37,6 @@ from bridge.store.sql import (
     timer_args,
     update_delivery_args,
 )
-from bridge.types import MessageRef, QuestionId, SurfaceId
 
 T = TypeVar("T")
 

@@ -14,9 +14,10 @@ from adapters.telegram.render import free_text_request
 from adapters.telegram.render import prompt as telegram_prompt
 from adapters.webhook import render as webhook_render
 from bridge import Finalization, Prompt, QuestionId, SurfaceId
-from bridge.contract import parse_ask_request
 from bridge.rendering import build_prompt
 from bridge.store.records import QuestionRecord, now_ms
+from bridge.surfaces import asked
+from bridge.validation import parse_ask_request
 from tests.adapters.webhook.test_webhook_e2e import CHECKS, DEPLOY
 
 
@@ -25,7 +26,7 @@ def prompt(locale: str, request: dict[str, object] = DEPLOY, buttons: bool = Tru
     record = QuestionRecord(id=QuestionId("q_test"), agent="a", session="s",  # type: ignore[arg-type]
                             request=parse_ask_request(request), status="pending",
                             created_at=created, expires_at=created + 600_000)
-    return build_prompt(record, buttons, locale)
+    return build_prompt(asked(record), buttons, locale)
 
 
 @pytest.mark.parametrize(("locale", "title", "label"), [

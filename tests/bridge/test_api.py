@@ -232,7 +232,7 @@ def test_trimmed_text_patterns_match_what_the_contract_accepts() -> None:
     import re
 
     from bridge.contract import LABEL_MAX
-    from bridge.openapi import request_schemas
+    from bridge.http.openapi import request_schemas
 
     pattern = re.compile(request_schemas()["Option"]["properties"]["label"]["pattern"])
     assert pattern.search("  " + "a" * LABEL_MAX + "\n ")

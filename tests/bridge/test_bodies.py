@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from bridge.bodies import HUGE, MAX_DEPTH, MAX_DIGITS, BadJson, depth, parse_json, reread
+from bridge.http.bodies import HUGE, MAX_DEPTH, MAX_DIGITS, BadJson, depth, parse_json, reread
 
 
 def test_depth_ignores_brackets_inside_strings_and_escapes() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bridge import Parsed, parse_reply
-from bridge.contract import parse_ask_request
+from bridge.validation import parse_ask_request
 from tests.adapters.webhook.test_webhook_e2e import DEPLOY, post_reply
 from tests.harness import make_config, running, until
 

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bridge.contract import AskResult, InvalidRequest, parse_ask_request
+from bridge.contract import AskResult
+from bridge.validation import InvalidRequest, parse_ask_request
 
 
 def base() -> dict[str, Any]:

@@ -173,7 +173,7 @@ def test_agent_locale_defaults_to_english_and_refuses_unknown_ones() -> None:
 
 
 def test_platform_sections_refuse_unknown_locales() -> None:
-    from bridge.app import make_adapters
+    from bridge.composition import make_adapters
     from bridge.plugins import discover
 
     with pytest.raises(ConfigError, match=r"\[web\] has problems: locale: .*en, id"):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from bridge.ids import QuestionId
 from bridge.store import SqliteStore, now_ms
-from bridge.types import QuestionId
 from tests.adapters.webhook.test_webhook_e2e import DEPLOY, gateway_config, post_reply
 from tests.fakes.gateway import gateway
 from tests.harness import WEBHOOK_SECRET, make_config, running, until
@@ -54,9 +54,7 @@ async def test_expiry_timer_fires_at_the_deadline(tmp_path: Path) -> None:
             await until(gw.prompts)
             record = await r.bridge.store.get_question(QuestionId(created["id"]))
             assert record is not None
-            soon = record.__class__(**{**{f: getattr(record, f) for f in record.__slots__},
-                                       "expires_at": now_ms() + 300})
-            r.bridge.broker._arm(soon)
+            r.bridge.broker.deadlines.arm(record.id, now_ms() + 300)
             result = await c.result(created["id"], wait=10)
             assert result is not None and result.reason == "expired"
             await until(gw.statuses)
@@ -91,8 +89,8 @@ async def test_answer_and_cancel_racing_end_in_one_state(tmp_path: Path) -> None
 async def test_an_edit_claimed_by_a_process_that_died_is_made_at_the_next_start(
         tmp_path: Path) -> None:
     from bridge.contract import AskResult
+    from bridge.ids import SurfaceId
     from bridge.store import Resolution
-    from bridge.types import SurfaceId
 
     async with gateway(WEBHOOK_SECRET) as gw:
         config = make_config(tmp_path, webhooks={"sms": {"secret_env": "HOOK_SECRET",

@@ -263,7 +263,7 @@ def test_a_client_closing_its_stream_is_one_line_not_a_traceback(
     import anyio
     from structlog.testing import capture_logs
 
-    from bridge.mcp_http import mcp_mount
+    from bridge.mcp.http import mcp_mount
 
     mcp_mount(None, {})  # type: ignore[arg-type]  # installs the filter, as serving /mcp does
     sdk = logging.getLogger("mcp.server.streamable_http")

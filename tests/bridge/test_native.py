@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from bridge.contract import parse_ask_request
+from bridge.ids import AgentName, QuestionId, SessionKey
+from bridge.prompts import Capabilities
 from bridge.rendering import build_prompt
 from bridge.selections import ordered, selected
 from bridge.store.records import QuestionRecord
-from bridge.types import AgentName, Capabilities, QuestionId, SessionKey
+from bridge.surfaces import asked
+from bridge.validation import parse_ask_request
 
 ZONES = {"id": "zones", "header": "Zones", "question": "Which zones?", "multiSelect": True,
          "options": [{"label": z} for z in ("North", "South", "East", "West")]}
@@ -23,14 +25,14 @@ def record(*questions: dict[str, object]) -> QuestionRecord:
 
 def test_one_single_select_question_keeps_its_buttons_everywhere() -> None:
     for caps in (ALL, Capabilities(buttons=True), True):
-        prompt = build_prompt(record(ENV), caps)
+        prompt = build_prompt(asked(record(ENV)), caps)
         assert prompt.native is None
         assert prompt.buttons is not None
         assert [b.label for b in prompt.buttons] == ["Staging", "Production", "Other…", "Skip"]
 
 
 def test_native_all_gives_multiselect_and_several_questions_taps() -> None:
-    prompt = build_prompt(record(ENV, ZONES), ALL, partial={"zones": ["South", "North"], "env": ["x"]})
+    prompt = build_prompt(asked(record(ENV, ZONES)), ALL, partial={"zones": ["South", "North"], "env": ["x"]})
     assert prompt.buttons is None and prompt.native is not None
     env, zones = prompt.native.questions
     assert zones.multi_select and zones.chosen == (0, 1) and not zones.free_text
@@ -43,14 +45,14 @@ def test_native_single_and_text_surfaces_get_numbered_text() -> None:
     single = Capabilities(buttons=True, edits=True)  # what `native = "single"` declares
     for caps in (single, Capabilities(), False):
         for questions in ((ZONES,), (ENV, ZONES), (ENV, ENV | {"id": "env2"})):
-            prompt = build_prompt(record(*questions), caps)
+            prompt = build_prompt(asked(record(*questions)), caps)
             assert prompt.native is None and prompt.buttons is None
 
 
 def test_several_single_selects_need_only_native_several() -> None:
     caps = Capabilities(buttons=True, native_several=True)
-    assert build_prompt(record(ENV, ENV | {"id": "env2"}), caps).native is not None
-    assert build_prompt(record(ENV, ZONES), caps).native is None  # no toggles on this surface
+    assert build_prompt(asked(record(ENV, ENV | {"id": "env2"})), caps).native is not None
+    assert build_prompt(asked(record(ENV, ZONES)), caps).native is None  # no toggles on this surface
 
 
 def test_toggles_flip_and_keep_option_order() -> None:

@@ -34,13 +34,10 @@ async def test_expiry_armed_on_every_replica_resolves_once(tmp_path: Path) -> No
         async with running(config) as a, running(config) as b, a.client() as agent:
             created = await agent.create(DEPLOY)
             qid = created["id"]
-            await until(lambda: qid in b.bridge.broker._timers)  # B learned of it by NOTIFY
-            record = await a.bridge.store.get_question(qid)  # type: ignore[arg-type]
-            assert record is not None
-            soon = record.__class__(**{**{f: getattr(record, f) for f in record.__slots__},
-                                       "expires_at": now_ms() + 300})
-            a.bridge.broker._arm(soon)
-            b.bridge.broker._arm(soon)
+            await until(lambda: qid in b.bridge.broker.deadlines)  # B learned of it by NOTIFY
+            soon = now_ms() + 300
+            a.bridge.broker.deadlines.arm(qid, soon)
+            b.bridge.broker.deadlines.arm(qid, soon)
             result = await agent.result(qid, wait=10)
             assert result is not None and result.reason == "expired"
             await until(lambda: _all_finalized(a, qid))

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bridge.contract import InvalidRequest, parse_ask_request
+from bridge.validation import InvalidRequest, parse_ask_request
 from tests.harness import AGENT_TOKEN
 from tests.reliability.conftest import Figures
 from tests.reliability.flows import create, question, record, reply

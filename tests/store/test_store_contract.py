@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bridge.contract import AskResult, parse_ask_request
+from bridge.contract import AskResult
+from bridge.ids import AgentName, MessageRef, QuestionId, SessionKey, SurfaceId, UserRef
 from bridge.store import (
     AnsweredBy,
     PendingConflict,
@@ -20,7 +21,7 @@ from bridge.store import (
 )
 from bridge.store.postgres import PostgresStore
 from bridge.store.records import OutboxEvent, TimerRecord
-from bridge.types import AgentName, MessageRef, QuestionId, SessionKey, SurfaceId, UserRef
+from bridge.validation import parse_ask_request
 from tests.harness import until
 from tests.pg import scratch_database, server_url
 

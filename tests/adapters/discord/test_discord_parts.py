@@ -202,7 +202,7 @@ async def test_a_bad_token_stops_start_with_a_sentence(fake: FakeDiscord) -> Non
     config = DiscordConfig(api_base=fake.api_base, gateway_url=fake.gateway_url)
     adapter = DiscordAdapter(config, "wrong")
     with pytest.raises(ConfigError, match="Reset Token"):
-        await adapter.start(None)  # type: ignore[arg-type]
+        await adapter.start(None, None)  # type: ignore[arg-type]
     await adapter.stop()
 
 
@@ -211,7 +211,7 @@ async def test_message_content_off_in_the_portal_is_explained(fake: FakeDiscord)
     config = DiscordConfig(api_base=fake.api_base, gateway_url=fake.gateway_url,
                            text_replies=True, guild_ready_timeout=0.05)
     adapter = DiscordAdapter(config, fake.token)
-    await adapter.start(None)  # type: ignore[arg-type]  # REST login works without the intent
+    await adapter.start(None, None)  # type: ignore[arg-type]  # REST login works without the intent
     with pytest.raises(ConfigError, match="Privileged Gateway Intents"):
         await adapter.connect()  # the gateway refuses it: say what to change
     await adapter.stop()

@@ -24,6 +24,7 @@ from bridge import (
     SurfaceId,
 )
 from bridge.rendering import build_prompt
+from bridge.surfaces import asked
 from tests.adapters.matrix.people import (
     POLL_END,
     POLL_START,
@@ -85,7 +86,7 @@ async def test_a_reminder_replies_to_the_prompt_and_a_reply_to_it_answers(mx: Mx
         qid = (await client.create(DEPLOY))["id"]
         row = await delivered(r, qid)
         record = await r.bridge.store.get_question(qid)
-        prompt = build_prompt(record, True)
+        prompt = build_prompt(asked(record), True)
         text = "Reminder: Deploy — still waiting for your answer; expires in 14 min"
         adapter = r.bridge.adapters["matrix"]
         ref = await adapter.remind(Delivery(qid, row.surface, row.message_ref),
@@ -144,7 +145,7 @@ async def test_a_replica_that_does_not_sync_still_delivers_and_finalizes(mx: Mx)
     prompt = Prompt(qid, AgentName("a"), SessionKey("main"), (question,),
                     datetime.now(UTC) + timedelta(minutes=5), "Zones: Which zones? …", "Zones",
                     "Which zones?")
-    await adapter.start(None)  # type: ignore[arg-type]  # never connect(): no sync, no sink
+    await adapter.start(None, None)  # type: ignore[arg-type]  # never connect(): no sync, no sink
     try:
         ref = await adapter.deliver(SurfaceId(mx.surface), prompt)
         text, polls = await mx.prompt_events(qid)

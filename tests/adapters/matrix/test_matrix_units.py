@@ -141,7 +141,7 @@ async def test_an_unreachable_homeserver_is_a_delivery_error_that_says_so(tmp_pa
     adapter = create(_ctx(tmp_path, {"MATRIX_ACCESS_TOKEN": "syt_x"}, homeserver=url,
                           request_timeout=2))
     assert adapter is not None
-    await adapter.start(None)  # type: ignore[arg-type]  # sending needs no sink
+    await adapter.start(None, None)  # type: ignore[arg-type]  # sending needs no sink
     try:
         with pytest.raises(DeliveryError, match="could not be reached"):
             await adapter.deliver(SurfaceId("matrix:!room:example.org"), _prompt())

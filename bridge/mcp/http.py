@@ -22,14 +22,16 @@ from mcp.types import PARSE_ERROR
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from bridge.bodies import reread
-from bridge.contract import AskResult, parse_ask_request
+from bridge.contract import AskResult
 from bridge.errors import BridgeError, Unauthorized
-from bridge.mcp_tool import AskFailure, Progress, build_server, with_progress
+from bridge.http.bodies import reread
+from bridge.http.responses import refusal
+from bridge.mcp.tool import AskFailure, Progress, build_server, with_progress
 from bridge.security import bearer, match_token
+from bridge.validation import parse_ask_request
 
 if TYPE_CHECKING:
-    from bridge.app import Bridge
+    from bridge.composition import Bridge
 
 PROGRESS_SECONDS = 10.0
 GRACE_SECONDS = 10.0
@@ -52,7 +54,7 @@ class BrokerAsker:
         self.grace = grace
 
     async def may_ask(self) -> bool:
-        return self.bridge.broker.agent(self.agent).role == "main"
+        return self.bridge.broker.surfaces.agent(self.agent).role == "main"
 
     async def ask(self, arguments: dict[str, Any], progress: Progress) -> AskResult:
         request = parse_ask_request(arguments)
@@ -164,7 +166,7 @@ def mcp_mount(
 
 
 async def _unauthorized(scope: Scope, receive: Receive, send: Send) -> None:
-    await Unauthorized("Send the agent token as Authorization: Bearer <token>.").response()(
+    await refusal(Unauthorized("Send the agent token as Authorization: Bearer <token>."))(
         scope, receive, send)
 
 

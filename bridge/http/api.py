@@ -9,16 +9,16 @@ import structlog
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from bridge.bodies import read_json
 from bridge.broker import Broker
 from bridge.config import AgentConfig
-from bridge.contract import AskRequest, InvalidRequest, Problem, parse_ask_request
+from bridge.contract import AskRequest
 from bridge.errors import NotFound, Unauthorized, error_body
-from bridge.openapi import ERROR_TEXT, SESSION_PATTERN, responses
+from bridge.http.bodies import read_json
+from bridge.http.openapi import ERROR_TEXT, SESSION_PATTERN, responses
+from bridge.ids import AgentName, QuestionId, SessionKey
 from bridge.security import bearer, match_token
 from bridge.store.records import QuestionRecord, iso
-from bridge.types import QuestionId
-from bridge.views import question_view, question_views
+from bridge.validation import InvalidRequest, Problem, parse_ask_request
 
 log = structlog.get_logger("askbridge.api")
 
@@ -37,7 +37,7 @@ class Auth:
                 "Send the agent's token as `Authorization: Bearer <token>`; this one is missing "
                 "or not known."
             )
-        return self.broker.agent(name)
+        return self.broker.surfaces.agent(name)
 
 
 async def read_ask(request: Request) -> AskRequest:
@@ -117,7 +117,7 @@ def build_router(broker: Broker, auth: Auth) -> APIRouter:
 
     async def own(request: Request, question_id: str) -> QuestionRecord:
         agent = auth.agent(request)
-        record = await broker.store.get_question(QuestionId(question_id))
+        record = await broker.reads.record(QuestionId(question_id))
         if record is None or record.agent != agent.name:
             raise NotFound(f"There is no question {question_id!r} for this agent.")
         return record
@@ -159,7 +159,7 @@ def build_router(broker: Broker, auth: Auth) -> APIRouter:
                 responses=responses({200: ("QuestionRecord", "The record")}, (401, 404)))
     async def get(request: Request, question_id: str) -> JSONResponse:
         record = await own(request, question_id)
-        return JSONResponse(question_view(record, await broker.store.deliveries(record.id)))
+        return JSONResponse(await broker.reads.view_of(record))
 
     @router.get("/questions/{question_id}/result", operation_id="get_result",
                 summary="Long-poll for the result",
@@ -187,8 +187,8 @@ def build_router(broker: Broker, auth: Auth) -> APIRouter:
     async def timeline(request: Request, session: str, limit: int = 100) -> JSONResponse:
         agent = auth.agent(request)
         check_session(session)
-        records = await broker.store.timeline(agent.name, session, max(1, min(limit, 1000)))  # type: ignore[arg-type]
-        items = question_views(records, await broker.store.deliveries_for([r.id for r in records]))
+        items = await broker.reads.timeline_view(AgentName(agent.name), SessionKey(session),
+                                                 max(1, min(limit, 1000)))
         return JSONResponse({"session": session, "questions": items})
 
     @router.get("/me", operation_id="get_me", summary="Which agent this token belongs to",

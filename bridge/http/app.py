@@ -10,14 +10,17 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import BaseRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from bridge.api import Auth, build_router
-from bridge.app import Bridge
-from bridge.contract import InvalidRequest, Problem, format_loc
-from bridge.errors import BridgeError, error_response
-from bridge.limits import BodyLimit
-from bridge.openapi import document
+from bridge.composition import Bridge
+from bridge.errors import BridgeError
+from bridge.http.api import Auth, build_router
+from bridge.http.limits import BodyLimit
+from bridge.http.openapi import document
+from bridge.http.responses import error_response, refusal
+from bridge.types import Routed
+from bridge.validation import InvalidRequest, Problem, format_loc
 
 Lifespan = Callable[[FastAPI], AbstractAsyncContextManager[None]]
 
@@ -33,7 +36,7 @@ def _invalid(problems: list[Problem]) -> JSONResponse:
 def _install_errors(app: FastAPI) -> None:
     @app.exception_handler(BridgeError)
     async def bridge_error(_: Request, exc: BridgeError) -> JSONResponse:
-        return exc.response()
+        return refusal(exc)
 
     @app.exception_handler(InvalidRequest)
     async def invalid_request(_: Request, exc: InvalidRequest) -> JSONResponse:
@@ -57,7 +60,7 @@ def _install_errors(app: FastAPI) -> None:
 def create_app(bridge: Bridge, extra_lifespans: list[Lifespan] | None = None) -> ASGIApp:
     """The ASGI app for one bridge; starting it starts the bridge (and stops it after)."""
     mounts: list[tuple[str, ASGIApp, Lifespan | None]] = []
-    from bridge.mcp_http import mcp_mount
+    from bridge.mcp.http import mcp_mount
 
     mcp_app, mcp_lifespan = mcp_mount(bridge, agent_tokens(bridge))
     mounts.append(("/mcp", mcp_app, mcp_lifespan))
@@ -86,8 +89,8 @@ def create_app(bridge: Bridge, extra_lifespans: list[Lifespan] | None = None) ->
 
     app.include_router(build_router(bridge.broker, Auth(bridge.broker, agent_tokens(bridge))))
     for adapter in bridge.adapters.values():
-        for route in adapter.routes():
-            app.router.routes.append(route)
+        if isinstance(adapter, Routed):
+            app.router.routes.extend(_routes(adapter))
     for path, sub, _ in mounts:
         app.mount(path, sub)
 
@@ -100,6 +103,16 @@ def create_app(bridge: Bridge, extra_lifespans: list[Lifespan] | None = None) ->
     app.openapi = openapi  # type: ignore[method-assign]
     return BodyLimit(_exact_mounts(app, [path for path, _, _ in mounts]),
                      bridge.config.server.max_body_bytes)
+
+
+def _routes(adapter: Routed) -> list[BaseRoute]:
+    routes: list[BaseRoute] = []
+    for route in adapter.routes():
+        if not isinstance(route, BaseRoute):
+            raise TypeError(f"{type(adapter).__name__}.routes() gave {route!r}, "
+                            "not a Starlette route")
+        routes.append(route)
+    return routes
 
 
 def _exact_mounts(app: ASGIApp, paths: list[str]) -> ASGIApp:

@@ -12,18 +12,12 @@ from bridge.broker import Broker
 from bridge.config import BridgeConfig, ConfigError
 from bridge.config_keys import unknown_key
 from bridge.events import EventHooks, Hook
+from bridge.ids import surface_platform
 from bridge.inbox import Inbox
 from bridge.leader import Leader
 from bridge.plugins import discover
 from bridge.store import Store, open_store
-from bridge.types import (
-    Adapter,
-    AdapterContext,
-    AdapterPlugin,
-    LongConnection,
-    Observer,
-    surface_platform,
-)
+from bridge.types import Adapter, AdapterContext, AdapterPlugin, LongConnection, Observer
 
 log = structlog.get_logger("askbridge.app")
 
@@ -150,7 +144,7 @@ class Bridge:
         await self.store.open()
         # Adapters first: the broker's recovery re-sends and finalizes through them at once.
         for name, adapter in self.adapters.items():
-            await adapter.start(self.inbox)
+            await adapter.start(self.inbox, self.broker.reads)
             if isinstance(adapter, Observer):
                 self.broker.observers.append(adapter.question_changed)
             log.info("adapter_started", platform=name)

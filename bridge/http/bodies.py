@@ -10,7 +10,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.types import Message, Receive
 
-from bridge.contract import InvalidRequest, Problem
+from bridge.validation import InvalidRequest, Problem
 
 MAX_DEPTH = 32
 """Far deeper than any askbridge or platform payload (an ask is 5 levels, a Slack view ~10);

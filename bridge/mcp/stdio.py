@@ -14,8 +14,9 @@ import httpx
 from mcp.server.stdio import stdio_server
 
 from bridge.client import AskClient, AskError, unreachable
-from bridge.contract import AskResult, InvalidRequest, Problem, parse_ask_request
-from bridge.mcp_tool import AskFailure, Progress, build_server, with_progress
+from bridge.contract import AskResult
+from bridge.mcp.tool import AskFailure, Progress, build_server, with_progress
+from bridge.validation import InvalidRequest, Problem, parse_ask_request
 
 
 class HttpAsker:

@@ -7,9 +7,9 @@ import socket
 
 import uvicorn
 
-from bridge.app import Bridge
+from bridge.composition import Bridge
+from bridge.http.app import create_app
 from bridge.i18n import tr
-from bridge.server import create_app
 
 
 def port_problem(host: str, port: int) -> str | None:

@@ -10,9 +10,10 @@ from typing import Any, Protocol
 import mcp.types as mt
 from mcp.server.lowlevel import Server
 
-from bridge.contract import AskResult, InvalidRequest, Problem, tool_input_schema
+from bridge.contract import AskResult, tool_input_schema
 from bridge.errors import error_body
 from bridge.i18n import tr
+from bridge.validation import InvalidRequest, Problem
 from bridge.version import package_version
 
 TOOL_NAME = "ask_user"

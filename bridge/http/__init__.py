@@ -1,0 +1,1 @@
+"""The HTTP interface: the app factory, the agents' API, OpenAPI, body limits, the uvicorn runner."""

@@ -1,0 +1,65 @@
+"""Where questions go: each surface's adapter, language and prompt, and each agent's policy."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from bridge.config import AgentConfig
+from bridge.errors import NotFound
+from bridge.i18n import DEFAULT_LOCALE
+from bridge.ids import SurfaceId, surface_platform
+from bridge.prompts import Asked, Capabilities, Prompt
+from bridge.rendering import build_prompt
+from bridge.store.records import QuestionRecord, ms_to_dt
+from bridge.types import Adapter
+
+
+def asked(record: QuestionRecord) -> Asked:
+    """The part of a stored question a prompt is rendered from."""
+    return Asked(record.id, record.agent, record.session, tuple(record.request.questions),
+                 ms_to_dt(record.expires_at))
+
+
+class Surfaces:
+    """The adapters by platform and the agents by name; every prompt is built here, so a
+    delivery, a reminder, a finalization and a re-render show the same thing."""
+
+    def __init__(self, adapters: Mapping[str, Adapter], agents: Mapping[str, AgentConfig]) -> None:
+        self.adapters = dict(adapters)
+        self.agents = dict(agents)
+
+    def adapter_for(self, surface: SurfaceId) -> Adapter | None:
+        return self.adapters.get(surface_platform(surface))
+
+    def agent(self, name: str) -> AgentConfig:
+        agent = self.agents.get(name)
+        if agent is None:
+            raise NotFound(f"There is no agent named {name!r}.")
+        return agent
+
+    def reaches(self, record: QuestionRecord) -> bool:
+        """Whether the asking agent has reminders or escalation tiers configured."""
+        agent = self.agents.get(record.agent)
+        return agent is not None and bool(agent.remind_after or agent.escalation)
+
+    def locale_for(self, agent: str, surface: SurfaceId | None) -> str:
+        """The language of a surface: its own config's (reported by its adapter as
+        `Capabilities.locale`), else the agent's, else English."""
+        adapter = self.adapter_for(surface) if surface else None
+        own = adapter.capabilities(surface).locale if adapter and surface else None
+        if own:
+            return own
+        config = self.agents.get(agent)
+        return config.locale if config is not None else DEFAULT_LOCALE
+
+    def prompt(self, record: QuestionRecord, surface: SurfaceId | None,
+               partial: Mapping[str, list[str]] | None = None) -> Prompt:
+        """The prompt as `surface` shows it: native or text by its adapter's capabilities, in
+        its locale, with `partial` answers (kept selections) shown. Without a surface: the
+        agent's language and plain buttons (the web UI's own rendering)."""
+        adapter = self.adapter_for(surface) if surface else None
+        if surface is None:
+            caps: Capabilities | bool = Capabilities(buttons=True)
+        else:
+            caps = adapter.capabilities(surface) if adapter else False
+        return build_prompt(asked(record), caps, self.locale_for(record.agent, surface), partial)
