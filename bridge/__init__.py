@@ -1,7 +1,8 @@
 """askbridge's core: the `ask_user` contract, the broker, and the names adapters build on."""
 
-from bridge.backoff import backoff
-from bridge.config import BridgeConfig, ConfigError, adapter_section, config_problems
+from bridge.backoff import backoff, backoff_delay
+from bridge.config import BridgeConfig, ConfigError, adapter_section, env_secret
+from bridge.config_keys import config_problems
 from bridge.contract import AskRequest, AskResult
 from bridge.http.bodies import BadJson, parse_json, read_json
 from bridge.http.responses import error_response
@@ -28,11 +29,13 @@ from bridge.ids import (
 from bridge.inbound import (
     AnswerSubmitted,
     ButtonPressed,
+    InboundEvent,
     InboundReply,
     InboundSink,
     SelectionChanged,
     SubmitPressed,
     TextReceived,
+    hand_in,
 )
 from bridge.parsing import Parsed, Picked, Refused, Skip, parse_answer, parse_reply
 from bridge.prompts import (
@@ -50,7 +53,9 @@ from bridge.prompts import (
     Reminder,
 )
 from bridge.rendering import OTHER_BUTTON, SKIP_BUTTON, prompt_text
+from bridge.sections import AdapterConfig
 from bridge.security import SIGNATURE_HEADER, sign, verify_signature
+from bridge.splitting import caption, split_escaped, split_text, status_room
 from bridge.types import (
     Adapter,
     AdapterContext,
@@ -74,6 +79,7 @@ __all__ = [
     "SIGNATURE_HEADER",
     "SKIP_BUTTON",
     "Adapter",
+    "AdapterConfig",
     "AdapterContext",
     "AdapterPlugin",
     "AdapterState",
@@ -93,6 +99,7 @@ __all__ = [
     "DeliveryError",
     "FinalKind",
     "Finalization",
+    "InboundEvent",
     "InboundReply",
     "InboundSink",
     "InvalidRequest",
@@ -123,8 +130,12 @@ __all__ = [
     "UserRef",
     "adapter_section",
     "backoff",
+    "backoff_delay",
+    "caption",
     "config_problems",
+    "env_secret",
     "error_response",
+    "hand_in",
     "negotiate",
     "parse_answer",
     "parse_ask_request",
@@ -133,6 +144,9 @@ __all__ = [
     "prompt_text",
     "read_json",
     "sign",
+    "split_escaped",
+    "split_text",
+    "status_room",
     "surface_platform",
     "surface_target",
     "time_of_day",

@@ -19,6 +19,7 @@ from bridge.config import (
     embedded_defaults,
     load_config,
     load_credentials,
+    web_ui,
 )
 from bridge.i18n import negotiate, tr
 from bridge.version import package_version
@@ -30,7 +31,7 @@ LOG_LEVELS = ("debug", "info", "warning", "error")
 def _welcome(config: BridgeConfig, env: dict[str, str], created: bool) -> str:
     agent = config.agents[0]
     token = env[agent.token_env]
-    web = env.get(config.web.token_env, "")
+    web = env.get(web_ui(config)[1], "")
     lines = [
         "askbridge is running on its embedded defaults.",
         f"  API:        {config.base_url}  (OpenAPI at /openapi.json)",
@@ -46,15 +47,16 @@ def _welcome(config: BridgeConfig, env: dict[str, str], created: bool) -> str:
 
 def _banner(config: BridgeConfig, env: dict[str, str], path: str, reveal: bool) -> str:
     """What `serve --config` prints; the login token itself only to a terminal, never to logs."""
-    web = env.get(config.web.token_env, "")
-    token = web if reveal else f"<value of ${config.web.token_env}>"
+    enabled, token_env = web_ui(config)
+    web = env.get(token_env, "")
+    token = web if reveal else f"<value of ${token_env}>"
     login = (f"{config.base_url}/?token={token}" if web else
-             tr("en", "set {var} to log in", var=config.web.token_env))
+             tr("en", "set {var} to log in", var=token_env))
     agents = ", ".join(f"{a.name} ({a.role})" for a in config.agents) or tr("en", "none")
     lines = [
         tr("en", "askbridge is running with {path}.", path=path),
         f"  API:        {config.base_url}  (OpenAPI at /openapi.json)",
-        f"  Web UI:     {login if config.web.enabled else tr('en', 'off ([web] enabled = false)')}",
+        f"  Web UI:     {login if enabled else tr('en', 'off ([web] enabled = false)')}",
         f"  Agents:     {agents}",
     ]
     return "\n".join(lines)

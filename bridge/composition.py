@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 import structlog
 
 from bridge.broker import Broker
-from bridge.config import BridgeConfig, ConfigError, unknown_key
+from bridge.config import BridgeConfig, ConfigError
+from bridge.config_keys import unknown_key
 from bridge.events import EventHooks, Hook
 from bridge.ids import surface_platform
 from bridge.inbox import Inbox

@@ -2,24 +2,22 @@
 
 from __future__ import annotations
 
-import difflib
 import itertools
 import json
 import os
 import secrets
 import tomllib
-import types
-import typing
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, TypeVar, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
-from bridge.i18n import DEFAULT_LOCALE, Locale, tr
+from bridge.config_keys import config_problems
+from bridge.i18n import DEFAULT_LOCALE, Locale
 from bridge.types import AdapterContext
-from bridge.validation import format_loc
 
-Section = TypeVar("Section", bound=BaseModel)
+Section = TypeVar("Section")
 
 
 class ConfigError(Exception):
@@ -47,17 +45,6 @@ class StoreConfig(_Section):
         if self.path and self.url:
             raise ValueError("Set either store.path (SQLite) or store.url (PostgreSQL), not both.")
         return self
-
-
-class WebConfig(_Section):
-    """`[web]`: the keys the core needs; the web adapter checks the rest (push, public_url)."""
-
-    model_config = ConfigDict(frozen=True, extra="allow")
-    token_env: str = "ASKBRIDGE_WEB_TOKEN"
-    enabled: bool = True
-    locale: Locale | None = None
-    """The web UI's language when the browser asks for none askbridge has (a person's own
-    choice and Accept-Language come first); also what the server writes for the web surface."""
 
 
 def _ascending(values: list[float], key: str) -> None:
@@ -115,7 +102,6 @@ class BridgeConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="allow")
     server: ServerConfig = ServerConfig()
     store: StoreConfig = StoreConfig()
-    web: WebConfig = WebConfig()
     agents: list[AgentConfig] = Field(default_factory=list)
     events: list[EventHookConfig] = Field(default_factory=list)
     data_dir: str = ".askbridge"
@@ -127,12 +113,13 @@ class BridgeConfig(BaseModel):
             raise ValueError("Every [[agents]] entry needs its own name.")
         return self
 
-    def section(self, name: str) -> Any:
-        """A raw adapter section (`telegram`, `webhooks`), or None when absent."""
-        if name == "web":
-            return self.web.model_dump()
-        extra = self.model_extra or {}
-        return extra.get(name)
+    def section(self, name: str) -> Mapping[str, Any] | None:
+        """A raw adapter table (`web`, `telegram`, `webhooks`), or None when absent."""
+        found = (self.model_extra or {}).get(name)
+        return found if isinstance(found, Mapping) else None
+
+    def agent_surfaces(self) -> list[str]:
+        return [surface for agent in self.agents for surface in agent.surfaces]
 
     def extra_sections(self) -> list[str]:
         return sorted((self.model_extra or {}).keys())
@@ -165,58 +152,6 @@ def load_config(path: str | os.PathLike[str]) -> BridgeConfig:
     return parse_config(raw, source=str(file))
 
 
-def _model_in(annotation: Any) -> Any:
-    """A field's type, looking through `X | None` (lists and dicts stay: a key steps into them)."""
-    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
-        inner = [a for a in typing.get_args(annotation) if a is not type(None)]
-        return inner[0] if len(inner) == 1 else annotation
-    return annotation
-
-
-def known_keys(root: Any, path: tuple[int | str, ...]) -> list[str]:
-    """The keys a table at `path` under `root` (a model, or a dict/list of models) accepts."""
-    current = _model_in(root)
-    for part in path:
-        if isinstance(current, type) and issubclass(current, BaseModel):
-            field = current.model_fields.get(str(part))
-            if field is None:
-                return []
-            current = _model_in(field.annotation)
-        elif typing.get_origin(current) in (dict, list):  # a channel name or a list index
-            current = _model_in(typing.get_args(current)[-1])
-        else:
-            return []
-    if isinstance(current, type) and issubclass(current, BaseModel):
-        return list(current.model_fields)
-    return []
-
-
-def unknown_key(key: str, known: list[str]) -> str:
-    """`unknown key "prot"; did you mean "port"?`, or the keys it could be."""
-    near = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
-    if near:
-        return tr("en", "unknown key \"{key}\"; did you mean \"{near}\"?", key=key, near=near[0])
-    if known:
-        return tr("en", "unknown key \"{key}\"; the keys here are {keys}.", key=key,
-                  keys=", ".join(known))
-    return tr("en", "unknown key \"{key}\".", key=key)
-
-
-def config_problems(exc: ValidationError, root: Any) -> list[str]:
-    """Each problem as `loc: what to do`, in askbridge's words rather than pydantic's."""
-    lines = []
-    for e in exc.errors():
-        loc = tuple(e["loc"])
-        if e["type"] == "extra_forbidden":
-            msg = unknown_key(str(loc[-1]), known_keys(root, loc[:-1]))
-        elif e["type"] == "value_error":  # our own validators' sentences, without "Value error,"
-            msg = str(e.get("ctx", {}).get("error", e["msg"]))
-        else:
-            msg = str(e["msg"])
-        lines.append(f"{format_loc(loc)}: {msg}" if loc else msg)
-    return lines
-
-
 def parse_config(raw: dict[str, Any], source: str = "config") -> BridgeConfig:
     try:
         return BridgeConfig.model_validate(raw)
@@ -226,7 +161,8 @@ def parse_config(raw: dict[str, Any], source: str = "config") -> BridgeConfig:
 
 
 def adapter_section(ctx: AdapterContext, name: str, model: type[Section]) -> Section | None:
-    """An adapter's config table as its model; None when the table is absent.
+    """An adapter's config table as its model (a pydantic model, or a type pydantic validates,
+    like `dict[str, ChannelConfig]` for a table of tables); None when the table is absent.
 
     Raises `ConfigError` naming every problem by key (`[telegram] has problems: mode: …`).
     """
@@ -234,15 +170,33 @@ def adapter_section(ctx: AdapterContext, name: str, model: type[Section]) -> Sec
     if raw is None:
         return None
     try:
-        return model.model_validate(raw)
+        return TypeAdapter(model).validate_python(raw)
     except ValidationError as exc:
         problems = "; ".join(config_problems(exc, model))
         raise ConfigError(f"[{name}] has problems: {problems}.") from exc
 
 
+def env_secret(ctx: AdapterContext, var: str, missing: str) -> str:
+    """The secret in `$var` (a token, a signing secret); `ConfigError(missing)` when it is not
+    set or blank, so every adapter says in its own words where to get it."""
+    value = ctx.env.get(var, "")
+    if not value.strip():
+        raise ConfigError(missing)
+    return value
+
+
 CREDENTIALS_FILE = "credentials.json"
 DEFAULT_AGENT_TOKEN_ENV = "ASKBRIDGE_TOKEN"
 DEFAULT_WEBHOOK_SECRET_ENV = "ASKBRIDGE_LOCAL_WEBHOOK_SECRET"
+DEFAULT_WEB_TOKEN_ENV = "ASKBRIDGE_WEB_TOKEN"
+
+
+def web_ui(config: BridgeConfig) -> tuple[bool, str]:
+    """Whether the web UI is on, and the variable holding its login token: what the startup
+    banner says. Read raw with the web adapter's defaults; the web adapter owns `[web]` and
+    checks it (before any banner is printed)."""
+    web = config.section("web") or {}
+    return web.get("enabled", True) is not False, str(web.get("token_env", DEFAULT_WEB_TOKEN_ENV))
 
 
 def load_credentials(data_dir: str | os.PathLike[str]) -> dict[str, str] | None:
@@ -304,6 +258,6 @@ def default_env(data_dir: str, env: dict[str, str]) -> tuple[dict[str, str], boo
     creds, created = ensure_credentials(data_dir)
     merged = dict(env)
     merged.setdefault(DEFAULT_AGENT_TOKEN_ENV, creds["agent_token"])
-    merged.setdefault("ASKBRIDGE_WEB_TOKEN", creds["web_token"])
+    merged.setdefault(DEFAULT_WEB_TOKEN_ENV, creds["web_token"])
     merged.setdefault(DEFAULT_WEBHOOK_SECRET_ENV, creds["webhook_secret"])
     return merged, created

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from bridge.ids import QuestionId, SurfaceId, UserRef
 from bridge.prompts import ButtonAction, Prompt
@@ -110,3 +111,20 @@ class InboundSink(Protocol):
     async def selection_changed(self, event: SelectionChanged) -> InboundReply: ...
 
     async def submit_pressed(self, event: SubmitPressed) -> InboundReply: ...
+
+
+InboundEvent = ButtonPressed | TextReceived | AnswerSubmitted | SelectionChanged | SubmitPressed
+"""What an adapter's `inbound.event_from(raw)` makes of a platform event."""
+
+_METHODS: dict[type, Callable[[InboundSink, Any], Awaitable[InboundReply]]] = {
+    ButtonPressed: lambda sink, event: sink.button_pressed(event),
+    TextReceived: lambda sink, event: sink.text_received(event),
+    AnswerSubmitted: lambda sink, event: sink.answers_submitted(event),
+    SelectionChanged: lambda sink, event: sink.selection_changed(event),
+    SubmitPressed: lambda sink, event: sink.submit_pressed(event),
+}
+
+
+async def hand_in(sink: InboundSink, event: InboundEvent) -> InboundReply:
+    """One way to hand an inbound event to the broker: the sink's method for its kind."""
+    return await _METHODS[type(event)](sink, event)

@@ -9,6 +9,7 @@ from typing import Any, Protocol, runtime_checkable
 from bridge.ids import AgentName, MessageRef, QuestionId, SessionKey, SurfaceId
 from bridge.inbound import InboundSink
 from bridge.prompts import Capabilities, Delivery, Finalization, Prompt, Reminder
+from bridge.sections import AdapterConfig
 
 
 class Queries(Protocol):
@@ -117,8 +118,8 @@ class _NoState:
 class AdapterContext:
     """What an adapter factory gets: the whole config, secrets' environment, the server's URL."""
 
-    config: Any
-    """The `bridge.config.BridgeConfig`; an adapter reads its own section with `.section(name)`."""
+    config: AdapterConfig
+    """The whole config; an adapter reads its own table with `adapter_section(ctx, name, model)`."""
     env: Mapping[str, str]
     base_url: str
     state: Callable[[str], AdapterState] = lambda platform: _NoState()

@@ -42,10 +42,10 @@ def test_bridge_all_is_explicit_and_importable() -> None:
 
 
 GROUND = {"contract", "validation", "labels", "parsing", "rendering", "prompts", "ids", "inbound",
-          "types", "i18n", "backoff", "security", "errors", "splitting", "version"}
+          "types", "i18n", "backoff", "security", "errors", "splitting", "sections", "version"}
 """Words and shapes: the contract, the parser, the renderer, the adapter protocols."""
 CORE = {"broker", "inbox", "outbound", "reach", "selections", "queries", "surfaces", "pending",
-        "deadlines", "events", "leader", "config", "plugins", "logs", "store"}
+        "deadlines", "events", "leader", "config", "config_keys", "plugins", "logs", "store"}
 """The lifecycle of a question, and the store it is kept in."""
 INTERFACES = {"http", "mcp", "composition", "cli", "cli_agent", "doctor", "client", "__init__",
               "__main__"}
@@ -103,6 +103,24 @@ def test_every_adapter_has_the_same_shape() -> None:
         files = {p.name for p in folder.glob("*.py")}
         missing = {"__init__.py", "adapter.py", "config.py", "inbound.py", "render.py"} - files
         assert not missing, f"adapters/{folder.name} lacks {sorted(missing)}"
+
+
+def test_every_adapter_speaks_the_same_vocabulary() -> None:
+    """`ids.py` (surface_for, message_ref, parse_ref), `inbound.event_from`, `render.prompt`
+    and `render.final`, and its config through `adapter_section`: knowing one is knowing all."""
+    import importlib
+
+    for folder in sorted(p for p in (ROOT / "adapters").iterdir() if p.is_dir()):
+        if folder.name.startswith("__"):
+            continue
+        name = f"adapters.{folder.name}"
+        for module, names in (("ids", ("surface_for", "message_ref", "parse_ref")),
+                              ("inbound", ("event_from",)), ("render", ("prompt", "final"))):
+            found = importlib.import_module(f"{name}.{module}")
+            missing = [n for n in names if not callable(getattr(found, n, None))]
+            assert not missing, f"{name}.{module} lacks {missing}"
+        assert "adapter_section(" in (folder / "__init__.py").read_text(), \
+            f"{name} reads its config without adapter_section"
 
 
 def imported_modules(path: Path) -> list[str]:

@@ -12,10 +12,10 @@ import yarl
 from discord.http import Route
 from pydantic import BaseModel, ConfigDict
 
-from adapters.discord import inbound, interactions, native, render
+from adapters.discord import inbound, interactions, render
 from adapters.discord.config import DiscordConfig
+from adapters.discord.ids import channel_of, message_ref, parse_ref
 from adapters.discord.problems import bad_token as _bad_token
-from adapters.discord.problems import channel_id as _channel_id
 from adapters.discord.problems import start_problem as _start_problem
 from adapters.discord.problems import whoami as _whoami
 from bridge import (
@@ -29,6 +29,7 @@ from bridge import (
     Queries,
     Reminder,
     SurfaceId,
+    backoff,
 )
 
 log = structlog.get_logger("askbridge.discord")
@@ -147,22 +148,21 @@ class DiscordAdapter:
             await self._log_in()
 
     async def _login_loop(self, client: _Client) -> None:
-        delay = 1.0
+        pauses = backoff(1.0, LOGIN_BACKOFF_MAX)
         while not client.is_closed():
             try:
                 await client.login(self._token)
                 return
             except (aiohttp.ClientError, OSError, discord.DiscordServerError) as exc:
-                log.warning("discord_login_retry", error=type(exc).__name__, delay=delay)
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, LOGIN_BACKOFF_MAX)
+                log.warning("discord_login_retry", error=type(exc).__name__)
+            await anext(pauses)
 
     async def _gateway(self, client: _Client) -> None:
         if self._login is not None:
             await self._login
         # discord.py resumes or re-identifies by itself after gateway loss (op 7, drops), but an
         # event it cannot parse raises out of connect(): reconnect then, or Discord stays deaf.
-        delay = 1.0
+        pauses = backoff(1.0, LOGIN_BACKOFF_MAX)
         while not client.is_closed():
             try:
                 await client.connect(reconnect=True)
@@ -170,9 +170,8 @@ class DiscordAdapter:
             except (discord.LoginFailure, discord.PrivilegedIntentsRequired):
                 raise
             except Exception as exc:
-                log.warning("discord_gateway_error", error=type(exc).__name__, retry_in=delay)
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, LOGIN_BACKOFF_MAX)
+                log.warning("discord_gateway_error", error=type(exc).__name__)
+            await anext(pauses)
 
     async def stop(self) -> None:
         await self._close()
@@ -199,30 +198,29 @@ class DiscordAdapter:
     # outbound ----------------------------------------------------------------------------
 
     async def deliver(self, surface: SurfaceId, prompt: Prompt) -> MessageRef | None:
-        channel_id = _channel_id(surface)
+        channel_id = channel_of(surface)
         ref: MessageRef | None = None
-        payloads = native.messages(prompt) if prompt.native else render.prompt_messages(prompt)
-        for payload in payloads:
+        for payload in render.prompt(prompt):  # the last one holds the controls: its ref counts
             ref = await self._post(channel_id, payload)
         return ref
 
     async def remind(self, delivery: Delivery, reminder: Reminder) -> MessageRef | None:
         """A new message that replies to (references) the prompt."""
-        ids = render.split_ref(delivery.message_ref or "")
-        return await self._post(_channel_id(delivery.surface),
-                                render.reminder_message(reminder, ids[1] if ids else None))
+        ids = parse_ref(delivery.message_ref or "")
+        return await self._post(channel_of(delivery.surface),
+                                render.reminder(reminder, ids[1] if ids else None))
 
     async def _post(self, channel_id: int, payload: dict[str, Any]) -> MessageRef:
         route = Route("POST", "/channels/{channel_id}/messages", channel_id=channel_id)
         sent = SentMessage.model_validate(await self._request(route, payload, channel_id))
-        return render.message_ref(channel_id, sent.id)
+        return message_ref(channel_id, sent.id)
 
     async def finalize(self, delivery: Delivery, final: Finalization) -> None:
-        ids = render.split_ref(delivery.message_ref or "")
+        ids = parse_ref(delivery.message_ref or "")
         if ids is None:
             return
         channel_id, message_id = ids
-        await self._edit(channel_id, message_id, render.final_edit(final, delivery.surface))
+        await self._edit(channel_id, message_id, render.final(final, delivery.surface))
 
     async def _edit(self, channel_id: int, message_id: int, body: dict[str, Any]) -> None:
         route = Route("PATCH", "/channels/{channel_id}/messages/{message_id}",

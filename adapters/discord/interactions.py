@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar, cast
+from typing import Any, Literal, TypeVar
 
 import discord
 import structlog
 
 from adapters.discord import inbound, native, render
+from adapters.discord.ids import surface_for
 from bridge import (
     AnswerSubmitted,
-    ButtonAction,
     ButtonPressed,
     InboundReply,
     InboundSink,
@@ -22,6 +22,7 @@ from bridge import (
     SubmitPressed,
     TextReceived,
     UserRef,
+    hand_in,
     tr,
 )
 
@@ -35,7 +36,8 @@ ACK_SECONDS = 2.0
 
 async def answer_tap(interaction: discord.Interaction[Any], sink: InboundSink, queries: Queries,
                      event: ButtonPressed) -> None:
-    """A click: the broker's verdict as an ephemeral message, or the modal for `Other…`."""
+    """A click: the broker's verdict as an ephemeral message, or for `Other…` a modal (one text
+    input, or one per question on a native prompt)."""
     async def decide() -> tuple[InboundReply, Prompt | None]:
         reply = await sink.button_pressed(event)
         wants_modal = event.action == "other" and reply.accepted
@@ -45,16 +47,17 @@ async def answer_tap(interaction: discord.Interaction[Any], sink: InboundSink, q
     (reply, prompt), late = await in_time(interaction, decide())
     log.info("discord_tap", question_id=event.question_id, action=event.action,
              authorized=event.authorized, accepted=reply.accepted)
-    if event.action == "other" and reply.accepted:
-        if late:  # a modal cannot follow a deferral; a reply to the prompt still works
-            await tell(interaction, tr(reply.locale, "Reply to the prompt with your own answer."),
-                       late)
-            return
-        modal = render.other_modal(event.question_id, prompt, reply.locale)
-        await interaction.response.send_modal(modal)
-        modal.stop()  # the submit is handled by its custom id, even after a restart
+    if event.action != "other" or not reply.accepted:
+        await tell(interaction, reply.text or fallback(reply), late)
         return
-    await tell(interaction, reply.text or fallback(reply), late)
+    if late:  # a modal cannot follow a deferral; a reply to the prompt still works
+        await tell(interaction, tr(reply.locale, "Reply to the prompt with your own answer."), late)
+        return
+    modal = (native.own_words_modal(event.question_id, prompt)
+             if prompt is not None and prompt.native is not None
+             else render.other_modal(event.question_id, prompt, reply.locale))
+    await interaction.response.send_modal(modal)
+    modal.stop()  # the submit is handled by its custom id, even after a restart
 
 
 async def in_time(interaction: discord.Interaction[Any], work: Awaitable[T]) -> tuple[T, bool]:
@@ -79,53 +82,33 @@ def fallback(reply: InboundReply) -> str:
     return tr(reply.locale, "This question has already ended.")
 
 
-async def answer_text(interaction: discord.Interaction[Any], sink: InboundSink,
-                      event: TextReceived) -> None:
-    """A modal's free text, bound to its question by id."""
-    reply, late = await in_time(interaction, sink.text_received(event))
-    await tell(interaction, reply.text or fallback(reply), late)
+_KINDS: dict[discord.InteractionType, Literal["component", "modal"]] = {
+    discord.InteractionType.component: "component",
+    discord.InteractionType.modal_submit: "modal",
+}
 
 
 async def dispatch(interaction: discord.Interaction[Any], sink: InboundSink, queries: Queries,
                    answerers: tuple[str, ...], edit: Edit) -> None:
     """One interaction on our components or modals, answered within Discord's window."""
-    channel_id = interaction.channel_id
-    if channel_id is None:
+    channel_id, kind = interaction.channel_id, _KINDS.get(interaction.type)
+    if channel_id is None or kind is None:
         return
-    user = interaction.user.id
-    authorized = inbound.may_answer(user, interaction.guild_id is None, answerers)
-    if interaction.type is discord.InteractionType.modal_submit:
-        own = inbound.own_words(interaction.data)
-        if own is not None:
-            await answer_own_words(interaction, sink, queries, own, authorized, edit)
-            return
-        submitted = inbound.modal_submit(interaction.data)
-        if submitted is not None:
-            text = inbound.modal_event(channel_id, user, *submitted, authorized=authorized)
-            await answer_text(interaction, sink, text)
+    authorized = inbound.may_answer(interaction.user.id, interaction.guild_id is None, answerers)
+    own = inbound.own_words(interaction.data) if kind == "modal" else None
+    if own is not None:
+        await answer_own_words(interaction, sink, queries, own, authorized, edit)
         return
-    if interaction.type is not discord.InteractionType.component:
-        return
-    tap = inbound.component_tap(interaction.data)
-    if tap is None or tap.action in ("modal", "own_modal"):
-        return
-    surface, who = inbound.surface_for(channel_id), UserRef(str(user))
-    if tap.action == "select":
-        chosen = inbound.select_values(interaction.data)
-        if chosen is not None:
-            await answer_select(interaction, sink, SelectionChanged(
-                surface, who, tap.question_id, tap.step, chosen, authorized), edit)
-    elif tap.action == "done":
-        reply, late = await in_time(interaction, sink.submit_pressed(
-            SubmitPressed(surface, who, tap.question_id, authorized)))
-        await tell(interaction, reply.text or fallback(reply), late)
-    elif tap.action == "own_words":
-        await open_own_words(interaction, sink, queries, ButtonPressed(
-            surface, who, tap.question_id, "other", authorized))
-    else:
-        action = cast(ButtonAction, tap.action)  # the modal kinds returned above
-        await answer_tap(interaction, sink, queries, inbound.tap_event(
-            channel_id, user, tap.question_id, action, authorized))
+    event = inbound.event_from(inbound.Interaction(kind, channel_id, interaction.user.id,
+                                                   interaction.data, authorized))
+    match event:
+        case SelectionChanged():
+            await answer_select(interaction, sink, event, edit)
+        case ButtonPressed():
+            await answer_tap(interaction, sink, queries, event)
+        case SubmitPressed() | TextReceived():  # Submit, or a modal's own words
+            reply, late = await in_time(interaction, hand_in(sink, event))
+            await tell(interaction, reply.text or fallback(reply), late)
 
 
 async def answer_select(interaction: discord.Interaction[Any], sink: InboundSink,
@@ -139,28 +122,7 @@ async def answer_select(interaction: discord.Interaction[Any], sink: InboundSink
         await interaction.followup.send(reply.text, ephemeral=True)
     message = interaction.message  # also after a refusal: the menus go back to what is stored
     if reply.prompt is not None and reply.prompt.native is not None and message is not None:
-        await edit(message.channel.id, message.id, native.message(reply.prompt))
-
-
-async def open_own_words(interaction: discord.Interaction[Any], sink: InboundSink,
-                         queries: Queries, event: ButtonPressed) -> None:
-    """`Other…` on a native prompt: a modal with one text input per question."""
-    async def decide() -> tuple[InboundReply, Prompt | None]:
-        reply = await sink.button_pressed(event)
-        return reply, (await queries.prompt_for(event.question_id, event.surface)
-                       if reply.accepted else None)
-
-    (reply, prompt), late = await in_time(interaction, decide())
-    if prompt is None or not reply.accepted:
-        await tell(interaction, reply.text or fallback(reply), late)
-        return
-    if late:
-        await tell(interaction, tr(reply.locale, "Reply to the prompt with your own answer."),
-                   late)
-        return
-    modal = native.own_words_modal(event.question_id, prompt)
-    await interaction.response.send_modal(modal)
-    modal.stop()  # the submit is handled by its custom id, even after a restart
+        await edit(message.channel.id, message.id, render.prompt(reply.prompt)[-1])
 
 
 async def answer_own_words(interaction: discord.Interaction[Any], sink: InboundSink,
@@ -169,7 +131,7 @@ async def answer_own_words(interaction: discord.Interaction[Any], sink: InboundS
     """The own-words modal: kept per question; the prompt ends once every question is answered."""
     tap, texts = own
 
-    surface = inbound.surface_for(interaction.channel_id or 0)
+    surface = surface_for(interaction.channel_id or 0)
 
     async def decide() -> InboundReply:
         prompt = await queries.prompt_for(tap.question_id, surface)
@@ -184,4 +146,4 @@ async def answer_own_words(interaction: discord.Interaction[Any], sink: InboundS
     await tell(interaction, reply.text or fallback(reply), late)
     message = interaction.message
     if reply.prompt is not None and reply.prompt.native is not None and message is not None:
-        await edit(message.channel.id, message.id, native.message(reply.prompt))
+        await edit(message.channel.id, message.id, render.prompt(reply.prompt)[-1])

@@ -11,14 +11,11 @@ from typing import Any
 import discord
 from discord.utils import escape_markdown
 
-from adapters.discord.render import NO_MENTIONS, custom_id
-from bridge import NativePrompt, NativeQuestion, Prompt, QuestionId, tr
+from adapters.discord.ids import custom_id
+from bridge import NativePrompt, NativeQuestion, Prompt, QuestionId, caption, tr
 
 _ACTION_ROW, _BUTTON, _SELECT = 1, 2, 3
 _PRIMARY, _SECONDARY = 1, 2
-PACK = 1100
-"""Question paragraphs per message (one question is at most ~1,600 characters; with what is
-chosen and the expiry line the message stays under Discord's 2,000)."""
 OWN_WORDS_INPUT = "ab:answer:"
 """The own-words modal's inputs are `ab:answer:<n>`, one per question."""
 
@@ -28,22 +25,19 @@ def _native(prompt: Prompt) -> NativePrompt:
     return prompt.native
 
 
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
 
 def _select(prompt: Prompt, n: int, question: NativeQuestion) -> dict[str, Any]:
     notes = dict(prompt.questions[n].options)
     options = []
     for b in question.options:
         assert isinstance(b.action, int)
-        option: dict[str, Any] = {"label": _clip(b.label, 100), "value": str(b.action),
+        option: dict[str, Any] = {"label": caption(b.label, 100), "value": str(b.action),
                                   "default": b.action in question.chosen}
         if notes.get(b.label):
-            option["description"] = _clip(str(notes[b.label]), 100)
+            option["description"] = caption(str(notes[b.label]), 100)
         options.append(option)
     return {"type": _SELECT, "custom_id": custom_id(prompt.question_id, f"v{n}"),
-            "placeholder": _clip(question.header, 150), "options": options, "min_values": 1,
+            "placeholder": caption(question.header, 150), "options": options, "min_values": 1,
             "max_values": len(options) if question.multi_select else 1}
 
 
@@ -68,62 +62,37 @@ def _so_far(question: NativeQuestion, word: str) -> str | None:
     return ", ".join(labels) if labels else None
 
 
-def _paragraphs(prompt: Prompt, choices: bool) -> list[str]:
-    native = _native(prompt)
-    parts: list[str] = []
-    for n, q in enumerate(native.questions):
+def text(prompt: Prompt) -> str:
+    """Every question in full (bold header, question, option notes), without selections: the
+    same text whatever is chosen, so a long prompt splits the same way at every edit."""
+    paragraphs = []
+    for n, q in enumerate(_native(prompt).questions):
         lines = [f"**{escape_markdown(q.header)}**: {escape_markdown(q.question)}"]
         lines += [f"• {escape_markdown(label)} — {escape_markdown(note)}"
                   for label, note in prompt.questions[n].options if note]
-        chosen = _so_far(q, native.controls.chosen) if choices else None
-        if chosen:
-            lines.append("→ " + escape_markdown(chosen))
-        parts.append("\n".join(lines))
-    return parts
+        paragraphs.append("\n".join(lines))
+    return "\n\n".join(paragraphs)
 
 
-def chunks(prompt: Prompt, choices: bool = True) -> list[str]:
-    """Every question in full (bold header, question, option notes), in as few messages as fit;
-    the last one carries the menus, so only it shows what is chosen so far."""
-    plain, rich = _paragraphs(prompt, False), _paragraphs(prompt, choices)
-    groups: list[list[int]] = []
-    size = 0
-    for i, paragraph in enumerate(plain):
-        if groups and size + 2 + len(paragraph) <= PACK:
-            groups[-1].append(i)
-            size += 2 + len(paragraph)
-        else:
-            groups.append([i])
-            size = len(paragraph)
-    return ["\n\n".join(rich[i] if group is groups[-1] else plain[i] for i in group)
-            for group in groups]
-
-
-def messages(prompt: Prompt) -> list[dict[str, Any]]:
-    """The native prompt: leading text messages if it is long, then the one with the menus."""
-    parts = chunks(prompt)
-    expires = tr(prompt.locale, "Expires {when}.",
-                 when=f"<t:{int(prompt.expires_at.timestamp())}:R>")
-    leading = [{"content": part, "allowed_mentions": NO_MENTIONS} for part in parts[:-1]]
-    return [*leading, {"content": _clip(f"{parts[-1]}\n\n{expires}", 2000),
-                       "components": components(prompt), "allowed_mentions": NO_MENTIONS}]
-
-
-def message(prompt: Prompt) -> dict[str, Any]:
-    """The message that carries the menus, as it stands now (for an edit in place)."""
-    return messages(prompt)[-1]
+def chosen(prompt: Prompt) -> str:
+    """What is chosen so far, a line per question (`**Zones** → North, South`), for the
+    message with the menus; empty while nothing is."""
+    native = _native(prompt)
+    lines = [f"**{escape_markdown(q.header)}** → {escape_markdown(so_far)}"
+             for q in native.questions if (so_far := _so_far(q, native.controls.chosen))]
+    return "\n".join(lines)
 
 
 def own_words_modal(question_id: QuestionId, prompt: Prompt) -> discord.ui.Modal:
     """`Other…`: one optional text input per question; its submit is handled by custom id."""
     title = tr(prompt.locale, "Your own answers") if len(prompt.questions) > 1 else \
         tr(prompt.locale, "{header}: your answer", header=prompt.title)
-    modal = discord.ui.Modal(title=_clip(title, 45), custom_id=custom_id(question_id, "n"),
+    modal = discord.ui.Modal(title=caption(title, 45), custom_id=custom_id(question_id, "n"),
                              timeout=None)
     for n, q in enumerate(prompt.questions):
         field: discord.ui.TextInput[discord.ui.Modal] = discord.ui.TextInput(
             custom_id=f"{OWN_WORDS_INPUT}{n}", style=discord.TextStyle.paragraph,
             max_length=1000, required=len(prompt.questions) == 1)
-        modal.add_item(discord.ui.Label(text=_clip(q.header, 45), component=field,
-                                        description=_clip(q.question, 100)))
+        modal.add_item(discord.ui.Label(text=caption(q.header, 45), component=field,
+                                        description=caption(q.question, 100)))
     return modal

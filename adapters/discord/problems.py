@@ -8,15 +8,7 @@ import aiohttp
 import discord
 
 from adapters.discord.config import DiscordConfig
-from bridge import ConfigError, DeliveryError, SurfaceId, surface_target
-
-
-def channel_id(surface: SurfaceId) -> int:
-    target = surface_target(surface)
-    if not target.isdigit():
-        raise DeliveryError(f"{surface} is not a Discord channel; use discord:<channel id> "
-                            "(Developer Mode → right-click the channel → Copy Channel ID)")
-    return int(target)
+from bridge import ConfigError, DeliveryError
 
 
 def bad_token(config: DiscordConfig) -> str:

@@ -38,7 +38,6 @@ from bridge import (
 )
 
 log = structlog.get_logger("askbridge.matrix")
-MESSAGE = "m.room.message"
 
 
 class MatrixAdapter:
@@ -77,26 +76,25 @@ class MatrixAdapter:
             await client.close()
 
     async def deliver(self, surface: SurfaceId, prompt: Prompt) -> MessageRef | None:
-        client = self._running()
-        room = self._room(surface)
-        qid = prompt.question_id
-        text_id = await client.send(room, MESSAGE, render.prompt_content(prompt),
-                                    txn(qid, room, "text"))
-        remember(self._marks, text_id, Mark(question_id=prompt.question_id))
-        polls: list[str] = []
-        if render.wants_polls(prompt, self.config.native):
+        client, room, qid = self._running(), self._room(surface), prompt.question_id
+        text_id, polls = "", []
+        for event_type, content, part in render.prompt(prompt, self.config.native):
+            polling = event_type == render.POLL_START
             try:
-                for index in range(len(prompt.questions)):
-                    poll_id = await client.send(room, render.POLL_START,
-                                                render.poll_content(prompt, index),
-                                                txn(qid, room, f"poll{index}"))
-                    remember(self._marks, poll_id, Mark(question_id=prompt.question_id,
-                                                        index=index))
-                    polls.append(poll_id)
-            except DeliveryError as exc:  # the text is out and answerable: keep it
-                log.warning("matrix_poll_refused", question_id=prompt.question_id,
-                            surface=surface, error=str(exc))
-        log.info("matrix_sent", question_id=prompt.question_id, surface=surface, polls=len(polls))
+                event_id = await client.send(room, event_type, content, txn(qid, room, part))
+            except DeliveryError as exc:
+                if not polling:
+                    raise
+                log.warning("matrix_poll_refused", question_id=qid, surface=surface,
+                            error=str(exc))
+                break  # the text is out and answerable: keep it
+            index = content.get(render.POLL_INDEX) if polling else None
+            remember(self._marks, event_id, Mark(question_id=qid, index=index))
+            if polling:
+                polls.append(event_id)
+            else:
+                text_id = event_id  # the last text part: the one finalization edits
+        log.info("matrix_sent", question_id=qid, surface=surface, polls=len(polls))
         return message_ref(Sent(room, text_id, tuple(polls)))
 
     async def finalize(self, delivery: Delivery, final: Finalization) -> None:
@@ -106,13 +104,10 @@ class MatrixAdapter:
         client = self._running()
         sent = parse_ref(delivery.message_ref)
         qid, room = delivery.question_id, sent.room_id
-        steps = [(render.POLL_END, render.end_content(poll_id, final), txn(qid, room, f"end{n}"))
-                 for n, poll_id in enumerate(sent.poll_ids)]
-        steps.append((MESSAGE, render.edit_content(sent.text_id, final), txn(qid, room, "edit")))
         problems: list[str] = []
-        for event_type, content, txn_id in steps:  # each step on its own: one refusal skips none
-            try:
-                await client.send(room, event_type, content, txn_id)
+        for event_type, content, part in render.final(sent.text_id, sent.poll_ids, final):
+            try:  # each step on its own: one refusal skips none
+                await client.send(room, event_type, content, txn(qid, room, part))
             except DeliveryError as exc:
                 problems.append(str(exc))
         if problems:
@@ -129,7 +124,7 @@ class MatrixAdapter:
         else:
             room, text_id = self._room(delivery.surface), None
         event_id = await client.send(
-            room, MESSAGE, render.reminder_content(reminder, text_id),
+            room, render.MESSAGE, render.reminder_content(reminder, text_id),
             txn(delivery.question_id, room, f"remind{reminder.number}"))
         remember(self._marks, event_id, Mark(question_id=reminder.prompt.question_id))
         log.info("matrix_reminded", question_id=delivery.question_id, number=reminder.number)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -94,20 +95,25 @@ def _vote(room_id: str, raw: dict[str, Any], content: dict[str, Any]) -> Vote | 
 
 
 def event_from(room_id: str, raw: dict[str, Any], me: str) -> Said | Vote | Sealed | None:
-    """A timeline event as text, a vote or a sealed (encrypted) event; our own and all else → None."""
-    if raw.get("sender") == me or not isinstance(raw.get("content"), dict):
+    """A timeline event as text, a vote or a sealed (encrypted) event; our own and all else → None.
+
+    What it means to a question (a reply's question, a poll's question and option) takes a
+    lookup of our own event it points at: the syncer does that."""
+    make = _FROM.get(str(raw.get("type")))
+    if make is None or raw.get("sender") == me or not isinstance(raw.get("content"), dict):
         return None
-    content: dict[str, Any] = raw["content"]
     try:
-        if raw.get("type") == "m.room.message":
-            return _said(room_id, raw, content)
-        if raw.get("type") in POLL_RESPONSES:
-            return _vote(room_id, raw, content)
-        if raw.get("type") == ENCRYPTED:
-            return Sealed(room_id=room_id, sender=raw["sender"], event_id=raw["event_id"])
+        return make(room_id, raw, raw["content"])
     except (KeyError, ValidationError):
         return None  # malformed events from odd clients are not ours to answer
-    return None
+
+
+def _sealed(room_id: str, raw: dict[str, Any], _: dict[str, Any]) -> Sealed:
+    return Sealed(room_id=room_id, sender=raw["sender"], event_id=raw["event_id"])
+
+
+_FROM: dict[str, Callable[[str, dict[str, Any], dict[str, Any]], Said | Vote | Sealed | None]] = {
+    "m.room.message": _said, ENCRYPTED: _sealed, **dict.fromkeys(POLL_RESPONSES, _vote)}
 
 
 def mark_of(raw: dict[str, Any], me: str) -> Mark | None:

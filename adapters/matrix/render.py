@@ -8,12 +8,13 @@ question, even after a restart or on another replica, without a lookup table.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
-from bridge import Finalization, Prompt, PromptQuestion, Reminder, tr
+from bridge import Finalization, Prompt, PromptQuestion, Reminder, split_text, status_room, tr
 
 MAX_TEXT = 32000
-"""Matrix caps a whole event at 64 KiB; a prompt of three questions is far below this."""
+"""Matrix caps a whole event at 64 KiB (with every escape); longer text goes in parts."""
 MARK = "net.askbridge.question"
 POLL_INDEX = "net.askbridge.index"
 POLL_START = "org.matrix.msc3381.poll.start"
@@ -23,6 +24,9 @@ TEXT = "org.matrix.msc1767.text"
 DISCLOSED = "org.matrix.msc3381.poll.disclosed"
 
 Content = dict[str, Any]
+MESSAGE = "m.room.message"
+Step = tuple[str, Content, str]
+"""One event to send: its type, its content, and its part of the transaction id."""
 
 
 def wants_polls(prompt: Prompt, native: Literal["all", "single"]) -> bool:
@@ -30,13 +34,30 @@ def wants_polls(prompt: Prompt, native: Literal["all", "single"]) -> bool:
     return native == "all" or prompt.buttons is not None
 
 
+def _parts(prompt: Prompt) -> list[str]:
+    return split_text(prompt.text, MAX_TEXT, last_room=status_room(prompt)) or [prompt.title]
+
+
+def prompt(prompt: Prompt, native: Literal["all", "single"]) -> list[Step]:
+    """What to send, in order: the numbered plain text (how to answer by text, on every client;
+    a long one in several messages, the last one edited when the question ends), then a poll
+    per question where polls are wanted."""
+    texts = [(MESSAGE, {"msgtype": "m.text", "body": part, MARK: prompt.question_id},
+              f"text{n}" if n else "text") for n, part in enumerate(_parts(prompt))]
+    polls = [(POLL_START, poll_content(prompt, index), f"poll{index}")
+             for index in range(len(prompt.questions))] if wants_polls(prompt, native) else []
+    return [*texts, *polls]
+
+
+def final(text_id: str, poll_ids: Sequence[str], final: Finalization) -> list[Step]:
+    """Every poll ended, then the prompt's last text message edited to carry the status line."""
+    ends = [(POLL_END, end_content(poll_id, final), f"end{n}")
+            for n, poll_id in enumerate(poll_ids)]
+    return [*ends, (MESSAGE, edit_content(text_id, final), "edit")]
+
+
 def _reply(event_id: str | None) -> Content:
     return {"m.relates_to": {"m.in_reply_to": {"event_id": event_id}}} if event_id else {}
-
-
-def prompt_content(prompt: Prompt) -> Content:
-    """The numbered plain text: how to answer by text, on every client, polls or not."""
-    return {"msgtype": "m.text", "body": prompt.text, MARK: prompt.question_id}
 
 
 def poll_question(question: PromptQuestion) -> str:
@@ -67,8 +88,8 @@ def poll_content(prompt: Prompt, index: int) -> Content:
 
 
 def final_text(final: Finalization) -> str:
-    """The prompt kept as it was, with the status line (never free text) below."""
-    return f"{final.prompt.text}\n\n{final.status_line}"
+    """The prompt's last part kept as it was, with the status line (never free text) below."""
+    return f"{_parts(final.prompt)[-1]}\n\n{final.status_line}"
 
 
 def edit_content(text_id: str, final: Finalization) -> Content:

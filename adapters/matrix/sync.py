@@ -106,13 +106,13 @@ class Syncer:
                     log.exception("matrix_event_failed", room_id=room_id)
 
     async def _dispatch(self, room_id: str, raw: dict[str, Any]) -> None:
-        item = inbound.event_from(room_id, raw, self.client.user_id)
-        if isinstance(item, Said):
-            await self._said(item)
-        elif isinstance(item, Vote):
-            await self._voted(item)
-        elif isinstance(item, Sealed):
-            await self._sealed(item)
+        match inbound.event_from(room_id, raw, self.client.user_id):
+            case Said() as said:
+                await self._said(said)
+            case Vote() as vote:
+                await self._voted(vote)
+            case Sealed() as sealed:
+                await self._sealed(sealed)
 
     async def _sealed(self, sealed: Sealed) -> None:
         """An answerer writing in an encrypted room would wait forever: say so, once per room."""

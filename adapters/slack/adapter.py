@@ -11,31 +11,24 @@ import structlog
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.adapter.starlette.async_handler import AsyncSlackRequestHandler
 from slack_bolt.async_app import AsyncAck, AsyncApp
-from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from adapters.slack import native
+from adapters.slack import render
 from adapters.slack.calls import NETWORK as _NETWORK
 from adapters.slack.calls import api_error as _api_error
 from adapters.slack.calls import library_logger as _library_logger
 from adapters.slack.calls import not_client_wins as _not_client_wins
 from adapters.slack.calls import retry_handlers as _retry_handlers
-from adapters.slack.calls import unreachable as _unreachable
+from adapters.slack.calls import whoami as _whoami
 from adapters.slack.config import SlackConfig
-from adapters.slack.inbound import Click, click_from, modal_text, text_from, well_formed
-from adapters.slack.render import (
-    OTHER_CALLBACK,
-    escape,
-    final_message,
-    message_ref,
-    other_modal,
-    prompt_message,
-    split_ref,
-    split_target,
-)
+from adapters.slack.ids import message_ref, parse_ref, target_of
+from adapters.slack.inbound import Click, click_from, event_from, well_formed
+from adapters.slack.mrkdwn import escape
+from adapters.slack.native import OWN_CALLBACK
+from adapters.slack.render import OTHER_CALLBACK, other_modal
 from adapters.slack.taps import NativeTaps
 from bridge import (
     Capabilities,
@@ -49,6 +42,8 @@ from bridge import (
     Queries,
     Reminder,
     SurfaceId,
+    TextReceived,
+    backoff,
     error_response,
     tr,
 )
@@ -82,14 +77,14 @@ class SlackAdapter:
         self.app.action(re.compile(r"^ab:"))(self._on_action)
         self.app.view(OTHER_CALLBACK)(self._on_modal)
         self.native = NativeTaps(self)
-        self.app.view(native.OWN_CALLBACK)(self._on_own_words)
+        self.app.view(OWN_CALLBACK)(self._on_own_words)
         self.app.event("message")(self._on_message)
         self._http = AsyncSlackRequestHandler(self.app)
 
     # lifecycle ------------------------------------------------------------------------------
 
     def capabilities(self, surface: SurfaceId) -> Capabilities:
-        in_thread = split_target(surface)[1] is not None
+        in_thread = target_of(surface)[1] is not None
         every = self.config.native == "all"
         return Capabilities(buttons=True, edits=True, modals=True, reply_to=not in_thread,
                             max_len=3900, native_multi=every, native_several=every,
@@ -128,19 +123,18 @@ class SlackAdapter:
     async def _connect(self) -> None:
         """First connection with backoff; slack_sdk reconnects on its own after that."""
         assert self._socket is not None
-        delay = 1.0
+        pauses = backoff(1.0, 60.0)
         while True:
             try:
                 await asyncio.wait_for(self._socket.connect_async(),  # type: ignore[no-untyped-call]
                                        self.config.connect_timeout_seconds)
             except TimeoutError:
-                log.warning("slack_socket_connect_failed", retry_in=delay)
+                log.warning("slack_socket_connect_failed")
             else:
                 log.info("slack_socket_connected")
                 self._connected.set()
                 return
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, 60.0)
+            await anext(pauses)
 
     async def stop(self) -> None:
         await self.disconnect()
@@ -148,51 +142,31 @@ class SlackAdapter:
 
     async def check(self) -> str:
         """auth.test with the bot token (and, in Socket Mode, apps.connections.open)."""
-        try:
-            found = await self.client.auth_test()
-        except SlackApiError as exc:
-            raise DeliveryError(
-                f"Slack rejected the bot token from ${self.config.bot_token_env} "
-                f"({_api_error(exc)}); copy the Bot User OAuth Token (xoxb-…) from the app's "
-                "OAuth & Permissions page."
-            ) from exc
-        except _NETWORK as exc:
-            raise DeliveryError(_unreachable(self.config.base_url, exc)) from exc
-        if self.config.mode == "socket":
-            try:
-                await self.client.apps_connections_open(app_token=self._app_token)
-            except SlackApiError as exc:
-                raise DeliveryError(
-                    f"Slack rejected the app token from ${self.config.app_token_env} "
-                    f"({_api_error(exc)}); create an app-level token with connections:write "
-                    "under Basic Information and enable Socket Mode."
-                ) from exc
-            except _NETWORK as exc:
-                raise DeliveryError(_unreachable(self.config.base_url, exc)) from exc
-        return f"Slack app {found.get('user')} in {found.get('team')} ({self.config.mode} mode)"
+        return await _whoami(self.client, self.config, self._app_token)
 
     # outbound -------------------------------------------------------------------------------
 
     async def deliver(self, surface: SurfaceId, prompt: Prompt) -> MessageRef | None:
-        channel, thread = split_target(surface)
+        channel, thread = target_of(surface)
         if not channel:
             raise DeliveryError(f"{surface} names no Slack channel; use slack:<channel_id>.")
-        args = native.message(prompt) if prompt.native else prompt_message(prompt)
-        if thread:
-            args["thread_ts"] = thread
-        try:
-            sent = await self.client.chat_postMessage(channel=channel, **args)
-        except _NETWORK as exc:
-            log.warning("slack_send_failed", question_id=prompt.question_id, surface=surface,
-                        error=_api_error(exc))
-            raise DeliveryError(f"Slack did not take the message ({_api_error(exc)}); check the "
-                                "channel id and that the app is in the channel.") from exc
-        return message_ref(str(sent["channel"]), str(sent["ts"]))
+        ref: MessageRef | None = None
+        for args in render.prompt(prompt):  # the last one holds the controls: its ref counts
+            try:
+                sent = await self.client.chat_postMessage(channel=channel, thread_ts=thread,
+                                                          **args)
+            except _NETWORK as exc:
+                log.warning("slack_send_failed", question_id=prompt.question_id, surface=surface,
+                            error=_api_error(exc))
+                raise DeliveryError(f"Slack did not take the message ({_api_error(exc)}); check "
+                                    "the channel id and that the app is in the channel.") from exc
+            ref = message_ref(str(sent["channel"]), str(sent["ts"]))
+        return ref
 
     async def remind(self, delivery: Delivery, reminder: Reminder) -> MessageRef | None:
         """A reply in the prompt's thread (the surface's own thread when it is one)."""
-        channel, thread = split_target(delivery.surface)
-        ts = thread or (split_ref(delivery.message_ref)[1] if delivery.message_ref else None)
+        channel, thread = target_of(delivery.surface)
+        ts = thread or (parse_ref(delivery.message_ref)[1] if delivery.message_ref else None)
         try:
             sent = await self.client.chat_postMessage(channel=channel, text=escape(reminder.text),
                                                       thread_ts=ts)
@@ -203,9 +177,9 @@ class SlackAdapter:
     async def finalize(self, delivery: Delivery, final: Finalization) -> None:
         if delivery.message_ref is None:
             return
-        channel, ts = split_ref(delivery.message_ref)
+        channel, ts = parse_ref(delivery.message_ref)
         try:
-            await self.client.chat_update(channel=channel, ts=ts, **final_message(final))
+            await self.client.chat_update(channel=channel, ts=ts, **render.final(final))
         except _NETWORK as exc:
             raise DeliveryError(f"Slack did not update the message ({_api_error(exc)})") from exc
 
@@ -274,13 +248,13 @@ class SlackAdapter:
 
     async def _on_modal(self, ack: AsyncAck, body: dict[str, Any]) -> None:
         await ack()
-        event = modal_text(body, self.config.answerers)
-        if event is None or self.sink is None:
+        event = event_from(body, self.config.answerers)
+        if not isinstance(event, TextReceived) or self.sink is None:
             return
         reply = await self.sink.text_received(event)
         log.info("slack_modal_submitted", question_id=reply.question_id, accepted=reply.accepted)
         if reply.text and not (reply.accepted and reply.ended):
-            channel, thread = split_target(event.surface)
+            channel, thread = target_of(event.surface)
             await self.tell(channel, event.user, reply.text, thread)
 
     async def _on_own_words(self, ack: AsyncAck, body: dict[str, Any]) -> None:
@@ -289,8 +263,8 @@ class SlackAdapter:
 
     async def _on_message(self, ack: AsyncAck, event: dict[str, Any]) -> None:
         await ack()
-        text = text_from(event, self.config.answerers, self._thread_surfaces)
-        if text is None or self.sink is None:
+        text = event_from(event, self.config.answerers, self._thread_surfaces)
+        if not isinstance(text, TextReceived) or self.sink is None:
             return
         reply: InboundReply = await self.sink.text_received(text)
         if not reply.handled:

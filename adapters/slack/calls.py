@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable
+from typing import TypeVar
 
 import aiohttp
 from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
@@ -14,8 +16,13 @@ from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncServerErrorRetryHandler,
 )
 from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryIntervalCalculator
+from slack_sdk.web.async_client import AsyncWebClient
+
+from adapters.slack.config import SlackConfig
+from bridge import DeliveryError
 
 _CLIENT_WINS = warning_client_prioritized_and_token_skipped()
+T = TypeVar("T")
 NETWORK = (SlackClientError, aiohttp.ClientError, TimeoutError, OSError)
 """What a Web API call raises when Slack refused it or could not be reached."""
 
@@ -51,3 +58,27 @@ def unreachable(base_url: str, exc: BaseException) -> str:
     """A network failure is not a bad token: say so, so nobody re-copies a good one."""
     return (f"Could not reach Slack at {base_url} ({type(exc).__name__}); check "
             "the network, a proxy or [slack] base_url, then run doctor again.")
+
+
+async def _checked(call: Awaitable[T], base_url: str, refused: str) -> T:
+    """`call`'s result; Slack's refusal as `refused` (with `{error}`), a network failure as such."""
+    try:
+        return await call
+    except SlackApiError as exc:
+        raise DeliveryError(refused.format(error=api_error(exc))) from exc
+    except NETWORK as exc:
+        raise DeliveryError(unreachable(base_url, exc)) from exc
+
+
+async def whoami(client: AsyncWebClient, config: SlackConfig, app_token: str) -> str:
+    """`askbridge doctor`: auth.test with the bot token (and, in Socket Mode,
+    apps.connections.open with the app token), or a `DeliveryError` saying what to fix."""
+    found = await _checked(client.auth_test(), config.base_url, (
+        f"Slack rejected the bot token from ${config.bot_token_env} ({{error}}); copy the Bot "
+        "User OAuth Token (xoxb-…) from the app's OAuth & Permissions page."))
+    if config.mode == "socket":
+        await _checked(client.apps_connections_open(app_token=app_token), config.base_url, (
+            f"Slack rejected the app token from ${config.app_token_env} ({{error}}); create an "
+            "app-level token with connections:write under Basic Information and enable Socket "
+            "Mode."))
+    return f"Slack app {found.get('user')} in {found.get('team')} ({config.mode} mode)"

@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from adapters.slack.render import (
-    OTHER_BLOCK,
-    OTHER_INPUT,
-    message_ref,
-    parse_action_id,
-    split_target,
-    surface_for,
+from adapters.slack import native
+from adapters.slack.ids import message_ref, parse_action_id, surface_for, target_of
+from adapters.slack.mrkdwn import unescape
+from adapters.slack.render import OTHER_BLOCK, OTHER_INPUT
+from bridge import (
+    ButtonPressed,
+    InboundEvent,
+    QuestionId,
+    SelectionChanged,
+    SubmitPressed,
+    SurfaceId,
+    TextReceived,
+    UserRef,
+    parse_json,
 )
-from bridge import ButtonPressed, QuestionId, SurfaceId, TextReceived, UserRef, parse_json
 
 
 class _Payload(BaseModel):
@@ -76,11 +82,6 @@ class MessageEvent(_Payload):
     bot_id: str | None = None
 
 
-def unescape(text: str) -> str:
-    """Slack sends message text with `&`, `<`, `>` as entities; answers are kept as typed."""
-    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
-
-
 def may_answer(user: str, channel: str, answerers: Collection[str]) -> bool:
     """Listed answerers anywhere; in a DM (`D…`) the DM's own user too."""
     return user in answerers or channel.startswith("D")
@@ -133,7 +134,7 @@ def modal_text(body: dict[str, object], answerers: Collection[str]) -> TextRecei
     text = (value.value or "").strip() if value else ""
     if not text:
         return None
-    channel, _ = split_target(surface)
+    channel, _ = target_of(surface)
     user = payload.user.id
     return TextReceived(surface, UserRef(user), text, may_answer(user, channel, answerers),
                         reply_to=question_id)
@@ -165,6 +166,50 @@ def text_from(event: dict[str, object], answerers: Collection[str],
     text = unescape((message.text or "").strip())
     return TextReceived(surface, UserRef(message.user), text, True,
                         reply_to=reply_to)
+
+
+Answerers = Collection[str]
+
+
+def event_from(raw: dict[str, object], answerers: Answerers,
+               thread_surfaces: Collection[str] = ()) -> InboundEvent | None:
+    """A block_actions or view_submission body, or a message event, as the core event it is;
+    None when it is not ours (or is the own-words modal, whose numbers only the prompt can
+    turn into question ids)."""
+    make = _FROM.get(str(raw.get("type")))
+    return make(raw, answerers, thread_surfaces) if make is not None else None
+
+
+def _action_event(raw: dict[str, object], answerers: Answerers, _: object) -> InboundEvent | None:
+    actions = raw.get("actions")
+    found = [p for a in actions if (p := native.parse_action(a))] if isinstance(actions, list) \
+        else []
+    if not found:
+        click = click_from(raw, answerers)
+        return click.event if click is not None else None
+    try:
+        payload = BlockActions.model_validate(raw)
+    except ValidationError:
+        return None
+    if payload.channel is None:
+        return None
+    action, channel, user = found[0], payload.channel.id, payload.user.id
+    thread = payload.message.thread_ts if payload.message else None
+    who = (surface_for(channel, thread), UserRef(user))
+    return _NATIVE[action.kind](who, action, may_answer(user, channel, answerers))
+
+
+Who = tuple[SurfaceId, UserRef]
+_NATIVE: dict[str, Callable[[Who, native.NativeAction, bool], InboundEvent]] = {
+    "select": lambda who, a, ok: SelectionChanged(*who, a.question_id, a.step, a.options, ok),
+    "done": lambda who, a, ok: SubmitPressed(*who, a.question_id, ok),
+    "own_words": lambda who, a, ok: ButtonPressed(*who, a.question_id, "other", ok),
+}
+_FROM: dict[str, Callable[[dict[str, object], Answerers, Collection[str]], InboundEvent | None]] = {
+    "block_actions": _action_event,
+    "view_submission": lambda raw, answerers, _: modal_text(raw, answerers),
+    "message": text_from,
+}
 
 
 _SHAPES: dict[str, tuple[type, ...]] = {

@@ -13,14 +13,16 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from adapters.slack.render import ACTION_PREFIX, action_id, escape
-from bridge import NativePrompt, NativeQuestion, Prompt, QuestionId, SurfaceId, tr
+from adapters.slack.ids import ACTION_PREFIX, action_id
+from adapters.slack.mrkdwn import escape
+from bridge import NativePrompt, NativeQuestion, Prompt, QuestionId, SurfaceId, caption, split_text, tr
 
 OWN_CALLBACK = "ab_own"
 """The own-words modal's callback_id; private_metadata carries question, surface, message."""
 OWN_BLOCK = "ab_own_"
 """Its input blocks are `ab_own_<n>`, one per question, each with action id `ab_own_input`."""
 OWN_INPUT = "ab_own_input"
+SECTION_MAX = 3000
 _CODE = re.compile(rf"^{ACTION_PREFIX}:(q_[a-z0-9]{{1,64}}):(?:v(\d)|(d)|(w))$")
 
 
@@ -29,12 +31,9 @@ def _native(prompt: Prompt) -> NativePrompt:
     return prompt.native
 
 
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
 
 def _element(prompt: Prompt, n: int, question: NativeQuestion) -> dict[str, Any]:
-    options = [{"text": {"type": "plain_text", "text": _clip(b.label, 75)},
+    options = [{"text": {"type": "plain_text", "text": caption(b.label, 75)},
                 "value": str(b.action)} for b in question.options]
     element: dict[str, Any] = {
         "type": "checkboxes" if question.multi_select else "radio_buttons",
@@ -48,25 +47,26 @@ def _element(prompt: Prompt, n: int, question: NativeQuestion) -> dict[str, Any]
     return element
 
 
-def _question_text(prompt: Prompt, n: int, word: str, choices: bool) -> str:
-    """Header, question and every option's note in full (option captions have no room)."""
+def _question_sections(prompt: Prompt, n: int, word: str, choices: bool) -> list[dict[str, Any]]:
+    """Header, question and every option's note in full (option captions have no room), in as
+    many sections as Slack's 3,000 characters each need."""
     q = _native(prompt).questions[n]
     text = f"*{escape(q.header)}*: {escape(q.question)}"
     text += "".join(f"\n• {escape(label)} — {escape(note)}"
                     for label, note in prompt.questions[n].options if note)
     if choices and q.free_text:
         text += f"\n→ _{escape(word)}_"
-    return _clip(text, 3000)
+    return [{"type": "section", "text": {"type": "mrkdwn", "text": part}}
+            for part in split_text(text, SECTION_MAX)]
 
 
 def blocks(prompt: Prompt, choices: bool = True) -> list[dict[str, Any]]:
-    """A section and an input element per question, then the control row."""
+    """Sections and an input element per question, then the control row."""
     native = _native(prompt)
     c = native.controls
     out: list[dict[str, Any]] = []
     for n, q in enumerate(native.questions):
-        out.append({"type": "section", "text": {"type": "mrkdwn",
-                                                "text": _question_text(prompt, n, c.chosen, choices)}})
+        out += _question_sections(prompt, n, c.chosen, choices)
         if choices:
             out.append({"type": "actions", "block_id": f"ab:{prompt.question_id}:q{n}",
                         "elements": [_element(prompt, n, q)]})
@@ -94,7 +94,7 @@ def message(prompt: Prompt) -> dict[str, Any]:
     expires = tr(prompt.locale, "Expires at {time} UTC.",
                  time=prompt.expires_at.strftime("%H:%M"))
     fallback = "; ".join(f"{q.header}: {q.question}" for q in _native(prompt).questions)
-    return {"text": _clip(fallback, 3900),
+    return {"text": fallback,
             "blocks": [*blocks(prompt), {"type": "context", "elements": [
                 {"type": "mrkdwn", "text": escape(expires)}]}]}
 
@@ -147,7 +147,7 @@ def own_words_modal(prompt: Prompt, surface: SurfaceId, message_ts: str | None) 
     """`Other…`: one optional input per question (required when there is only one)."""
     inputs = [{
         "type": "input", "block_id": f"{OWN_BLOCK}{n}", "optional": len(prompt.questions) > 1,
-        "label": {"type": "plain_text", "text": _clip(f"{q.header}: {q.question}", 2000)},
+        "label": {"type": "plain_text", "text": caption(f"{q.header}: {q.question}", 2000)},
         "element": {"type": "plain_text_input", "action_id": OWN_INPUT, "multiline": True,
                     "max_length": 3000},
     } for n, q in enumerate(prompt.questions)]
@@ -155,7 +155,7 @@ def own_words_modal(prompt: Prompt, surface: SurfaceId, message_ts: str | None) 
         "type": "modal", "callback_id": OWN_CALLBACK,
         "private_metadata": json.dumps({"q": prompt.question_id, "s": surface,
                                         "m": message_ts}),
-        "title": {"type": "plain_text", "text": _clip(tr(prompt.locale, "Your answer"), 24)},
+        "title": {"type": "plain_text", "text": caption(tr(prompt.locale, "Your answer"), 24)},
         "submit": {"type": "plain_text", "text": tr(prompt.locale, "Send")},
         "close": {"type": "plain_text", "text": tr(prompt.locale, "Cancel")},
         "blocks": inputs,

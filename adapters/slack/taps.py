@@ -5,19 +5,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import structlog
-from pydantic import ValidationError
 
 from adapters.slack import native
 from adapters.slack.calls import NETWORK, api_error
-from adapters.slack.inbound import BlockActions, may_answer
-from adapters.slack.render import split_target, surface_for
+from adapters.slack.ids import target_of
+from adapters.slack.inbound import BlockActions, event_from, may_answer
 from bridge import (
     AnswerSubmitted,
     ButtonPressed,
     InboundReply,
-    SelectionChanged,
-    SubmitPressed,
     UserRef,
+    hand_in,
     tr,
 )
 
@@ -36,36 +34,21 @@ class NativeTaps:
     async def on_action(self, body: dict[str, Any]) -> bool:
         """Handle a native action; False when the body holds none (a one-question button)."""
         actions = body.get("actions")
-        parsed = [p for a in actions if (p := native.parse_action(a))] \
-            if isinstance(actions, list) else []
-        if not parsed:
+        if not (isinstance(actions, list) and any(native.parse_action(a) for a in actions)):
             return False
-        action, sink = parsed[0], self.adapter.sink
-        try:
-            payload = BlockActions.model_validate(body)
-        except ValidationError:
+        event, sink = event_from(body, self.adapter.config.answerers), self.adapter.sink
+        if event is None or sink is None:
             return True
-        if payload.channel is None or sink is None:
-            return True
-        channel, user = payload.channel.id, payload.user.id
+        payload = BlockActions.model_validate(body)  # event_from took it: it is well formed
+        channel, user = target_of(event.surface)[0], payload.user.id
         thread = payload.message.thread_ts if payload.message else None
         ts = payload.message.ts if payload.message else None
-        surface, who = surface_for(channel, thread), UserRef(user)
-        authorized = may_answer(user, channel, self.adapter.config.answerers)
-        if action.kind == "select":
-            reply = await sink.selection_changed(SelectionChanged(
-                surface, who, action.question_id, action.step, action.options, authorized))
-        elif action.kind == "done":
-            reply = await sink.submit_pressed(SubmitPressed(surface, who, action.question_id,
-                                                            authorized))
-        else:
-            reply = await sink.button_pressed(ButtonPressed(surface, who, action.question_id,
-                                                            "other", authorized))
-            if reply.accepted:
-                await self._open(action.question_id, surface, ts, payload.trigger_id, user)
-                return True
-        log.info("slack_native_action", question_id=action.question_id, kind=action.kind,
-                 authorized=authorized, accepted=reply.accepted)
+        reply = await hand_in(sink, event)
+        if isinstance(event, ButtonPressed) and reply.accepted:  # Other…: the own-words modal
+            await self._open(event.question_id, event.surface, ts, payload.trigger_id, user)
+            return True
+        log.info("slack_native_action", question_id=reply.question_id,
+                 kind=type(event).__name__, authorized=event.authorized, accepted=reply.accepted)
         await self._after(reply, channel, ts, user, thread)
         return True
 
@@ -92,7 +75,7 @@ class NativeTaps:
                 return
             except NETWORK as exc:  # an expired trigger: thread replies still work
                 log.info("slack_modal_unavailable", error=api_error(exc))
-        channel, thread = split_target(surface)
+        channel, thread = target_of(surface)
         await self.adapter.tell(channel, user, tr(
             prompt.locale, "Reply in this message's thread with your own answer."),
             thread or ts)
@@ -105,7 +88,7 @@ class NativeTaps:
             return
         question_id, surface, ts, user, texts = parsed
         prompt = await queries.prompt_for(question_id)
-        channel, thread = split_target(surface)
+        channel, thread = target_of(surface)
         if prompt is None:
             ended = tr("en", "This question has already ended.")
             await self.adapter.tell(channel, user, ended, thread)

@@ -10,8 +10,8 @@ import structlog
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
-from telegram import Bot, InlineKeyboardMarkup, Message, ReplyParameters, Update
-from telegram.error import BadRequest, InvalidToken, NetworkError, TelegramError
+from telegram import Bot, Message, ReplyParameters, Update
+from telegram.error import BadRequest, InvalidToken, NetworkError
 from telegram.ext import (
     Application,
     ApplicationBuilder,
@@ -21,10 +21,11 @@ from telegram.ext import (
     filters,
 )
 
-from adapters.telegram import inbound, native, render, webhook
+from adapters.telegram import inbound, render, webhook
 from adapters.telegram.bindings import Bindings
-from adapters.telegram.calls import Caller, explain
+from adapters.telegram.calls import Caller, explain, whoami
 from adapters.telegram.config import TelegramConfig
+from adapters.telegram.ids import chat_of, message_ref, parse_ref
 from adapters.telegram.taps import Taps
 from adapters.telegram.webhook import WEBHOOK_PATH
 from bridge import (
@@ -41,6 +42,8 @@ from bridge import (
     Queries,
     Reminder,
     SurfaceId,
+    TextReceived,
+    backoff,
 )
 
 log = structlog.get_logger("askbridge.telegram")
@@ -113,35 +116,34 @@ class TelegramAdapter:
 
     async def deliver(self, surface: SurfaceId, prompt: Prompt) -> MessageRef | None:
         bot = self.bot()
-        chat, thread = inbound.chat_of(surface)
-        markup: InlineKeyboardMarkup | None
-        if prompt.native is not None:
-            markup, text = native.keyboard(prompt, 0), native.text(prompt, 0)
-        else:
-            markup, text = render.keyboard(prompt), render.prompt_message(prompt)
+        chat, thread = chat_of(surface)
+        messages = render.prompt(prompt)
+        buttons = messages[-1][1] is not None
         try:
-            message = await self.send(bot, chat, thread, text, markup)
+            message = await self._send_all(bot, chat, thread, messages)
         except BadRequest as exc:
-            if markup is None:
+            if not buttons:
                 raise DeliveryError(explain(exc, self.config.token_env)) from exc
             log.warning("telegram_buttons_refused", question_id=prompt.question_id,
                         surface=surface, error=exc.message)
-            try:
-                message = await self.send(bot, chat, thread, render.clip(prompt.text), None)
+            try:  # the numbered text, answerable by replies, in full
+                message = await self._send_all(bot, chat, thread,
+                                               [(p, None) for p in render.plain(prompt.text)])
             except BadRequest as again:
                 raise DeliveryError(explain(again, self.config.token_env)) from again
         log.info("telegram_sent", question_id=prompt.question_id, surface=surface,
-                 message_id=message.message_id, buttons=markup is not None)
-        return MessageRef(inbound.message_ref(chat, message.message_id))
+                 message_id=message.message_id, buttons=buttons, messages=len(messages))
+        return message_ref(chat, message.message_id)
 
     async def remind(self, delivery: Delivery, reminder: Reminder) -> MessageRef | None:
         """A new message replying to the prompt (sent even if the prompt was deleted)."""
-        chat, thread = inbound.chat_of(delivery.surface)
-        to = ReplyParameters(inbound.parse_ref(delivery.message_ref)[1],
+        chat, thread = chat_of(delivery.surface)
+        to = ReplyParameters(parse_ref(delivery.message_ref)[1],
                              allow_sending_without_reply=True) if delivery.message_ref else None
-        sent = await self.send(self.bot(), chat, thread, render.clip(reminder.text), None,
-                               reply_parameters=to)
-        return MessageRef(inbound.message_ref(chat, sent.message_id))
+        sent = await self._send_all(self.bot(), chat, thread,
+                                    [(p, None) for p in render.plain(reminder.text)],
+                                    reply_parameters=to)
+        return message_ref(chat, sent.message_id)
 
     async def finalize(self, delivery: Delivery, final: Finalization) -> None:
         self.bindings.forget(delivery.question_id)
@@ -149,8 +151,8 @@ class TelegramAdapter:
         if delivery.message_ref is None:
             return
         bot = self.bot()
-        chat, message_id = inbound.parse_ref(delivery.message_ref)
-        text = render.final_message(final)
+        chat, message_id = parse_ref(delivery.message_ref)
+        text = render.final(final)
         try:  # editing the text without reply_markup also removes the keyboard
             await self.call("editMessageText", lambda: bot.edit_message_text(
                 text, chat_id=chat, message_id=message_id))
@@ -166,15 +168,7 @@ class TelegramAdapter:
 
     async def check(self) -> str:
         """`askbridge doctor`: getMe with the configured token."""
-        bot = Bot(self._token, base_url=self.config.base_url,
-                  base_file_url=self.config.file_url)
-        try:
-            me = await bot.get_me(read_timeout=self.config.request_timeout)
-        except TelegramError as exc:
-            raise DeliveryError(explain(exc, self.config.token_env)) from exc
-        finally:
-            await bot.shutdown()
-        return f"Telegram bot @{me.username}"
+        return await whoami(self.config, self._token)
 
     # connection --------------------------------------------------------------------------
 
@@ -231,12 +225,10 @@ class TelegramAdapter:
 
     async def _reconnect(self, app: TelegramApp) -> None:
         """Keep trying (backing off to a minute) while Telegram is unreachable at start."""
-        pause = self.config.retry_base_seconds
-        while not self._ready:
-            await asyncio.sleep(pause)
-            pause = min(pause * 2, 60.0)
+        async for _ in backoff(self.config.retry_base_seconds, 60.0):
             try:
                 await self._connect(app)
+                return
             except InvalidToken as exc:
                 self._down = explain(exc, self.config.token_env)
                 log.error("telegram_token_rejected", token_env=self.config.token_env)
@@ -255,6 +247,16 @@ class TelegramAdapter:
         return await self.call("sendMessage", lambda: bot.send_message(
             chat, text, reply_markup=markup, message_thread_id=thread, **extra))
 
+    async def _send_all(self, bot: Bot, chat: int | str, thread: int | None,
+                        messages: list[render.Message], **extra: Any) -> Message:
+        """Each message in order (`extra` on the first); the last one sent, which holds the
+        keyboard and is the one a reply, a tap or finalization refers to."""
+        sent: Message | None = None
+        for n, (text, markup) in enumerate(messages):
+            sent = await self.send(bot, chat, thread, text, markup, **(extra if n == 0 else {}))
+        assert sent is not None, "render never returns no message"
+        return sent
+
     # inbound -----------------------------------------------------------------------------
 
     async def _on_text(self, update: Update, _: ContextTypes.DEFAULT_TYPE) -> None:
@@ -270,9 +272,9 @@ class TelegramAdapter:
         reply_to: str | None = None
         if said.reply_to_message_id is not None and said.reply_to_bot:
             key = (said.where.chat_id, said.reply_to_message_id)
-            reply_to = await self.bindings.get(key) or inbound.message_ref(*key)
-        event = inbound.text_event(said, self.config.answerers, reply_to)
-        if event is None:
+            reply_to = await self.bindings.get(key) or message_ref(*key)
+        event = inbound.event_from(update, self.config.answerers, reply_to)
+        if not isinstance(event, TextReceived):
             return
         reply = await self.sink.text_received(event)
         log.info("telegram_text", surface=event.surface, handled=reply.handled,
@@ -281,10 +283,10 @@ class TelegramAdapter:
 
     async def _reply(self, said: inbound.Said, reply: InboundReply) -> None:
         if reply.handled and reply.text:
-            sent = await self.send(self.bot(), said.where.chat_id, said.where.thread_id,
-                                    render.clip(reply.text), None,
-                                    reply_parameters=ReplyParameters(
-                                        said.message_id, allow_sending_without_reply=True))
+            sent = await self._send_all(self.bot(), said.where.chat_id, said.where.thread_id,
+                                        [(p, None) for p in render.plain(reply.text)],
+                                        reply_parameters=ReplyParameters(
+                                            said.message_id, allow_sending_without_reply=True))
             if reply.question_id and not reply.ended:  # "Still needed …": a reply to it counts
                 await self.bindings.bind((said.where.chat_id, sent.message_id), reply.question_id)
 

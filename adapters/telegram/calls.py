@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import math
 import warnings
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 import structlog
+from telegram import Bot
 from telegram.error import (
     BadRequest,
     ChatMigrated,
@@ -21,7 +23,7 @@ from telegram.error import (
 from telegram.warnings import PTBDeprecationWarning
 
 from adapters.telegram.config import TelegramConfig
-from bridge import DeliveryError
+from bridge import DeliveryError, backoff_delay
 
 log = structlog.get_logger("askbridge.telegram")
 T = TypeVar("T")
@@ -74,7 +76,7 @@ class Caller:
                     break
             except NetworkError as exc:  # 5xx, timeouts, refused connections
                 last = exc
-                wait = self.config.retry_base_seconds * 2 ** attempt
+                wait = backoff_delay(attempt, self.config.retry_base_seconds, math.inf)
             except TelegramError as exc:  # a bad token, a blocked bot: retrying cannot help
                 last = exc
                 break
@@ -85,3 +87,15 @@ class Caller:
         assert last is not None
         log.warning("telegram_call_failed", method=method, error=type(last).__name__)
         raise DeliveryError(explain(last, self.config.token_env)) from last
+
+
+async def whoami(config: TelegramConfig, token: str) -> str:
+    """`askbridge doctor`: getMe with the configured token, or a `DeliveryError` saying why not."""
+    bot = Bot(token, base_url=config.base_url, base_file_url=config.file_url)
+    try:
+        me = await bot.get_me(read_timeout=config.request_timeout)
+    except TelegramError as exc:
+        raise DeliveryError(explain(exc, config.token_env)) from exc
+    finally:
+        await bot.shutdown()
+    return f"Telegram bot @{me.username}"

@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from pydantic import BaseModel, ConfigDict
 from telegram import MaybeInaccessibleMessage, Update
 
-from adapters.telegram.render import CALLBACK_PREFIX
+from adapters.telegram import native
+from adapters.telegram.ids import CALLBACK_PREFIX, surface_for
 from bridge import (
     ButtonAction,
     ButtonPressed,
-    DeliveryError,
+    InboundEvent,
     QuestionId,
+    SelectionChanged,
+    SubmitPressed,
     SurfaceId,
     TextReceived,
     UserRef,
-    surface_target,
 )
 
 _CALLBACK = re.compile(rf"^{CALLBACK_PREFIX}:(q_[a-z0-9]{{1,40}}):(\d{{1,2}}|o|s)$")
@@ -63,40 +66,6 @@ class Said(BaseModel):
     text: str
     reply_to_message_id: int | None = None
     reply_to_bot: bool = False
-
-
-def surface_for(chat_id: int | str, thread_id: int | None = None) -> SurfaceId:
-    """`telegram:<chat>`, or `telegram:<chat>/<thread>` for a forum topic."""
-    return SurfaceId(f"telegram:{chat_id}" + (f"/{thread_id}" if thread_id else ""))
-
-
-def chat_of(surface: SurfaceId) -> tuple[int | str, int | None]:
-    """`telegram:<chat>[/<topic>]` as (chat, topic); a `DeliveryError` saying how to write it."""
-    try:
-        return parse_target(surface_target(surface))
-    except ValueError:
-        raise DeliveryError(
-            f"{surface} is not a Telegram chat; write telegram:<chat_id> or "
-            "telegram:<chat_id>/<topic_id>") from None
-
-
-def parse_target(target: str) -> tuple[int | str, int | None]:
-    """`-100123/7` → (-100123, 7); `@channel` stays a string; raises ValueError when malformed."""
-    chat, _, thread = target.partition("/")
-    if not chat:
-        raise ValueError("no chat id")
-    chat_id: int | str = chat if chat.startswith("@") else int(chat)
-    return chat_id, (int(thread) if thread else None)
-
-
-def message_ref(chat_id: int | str, message_id: int) -> str:
-    """The reference deliver() returns and inbound replies quote: `<chat>:<message_id>`."""
-    return f"{chat_id}:{message_id}"
-
-
-def parse_ref(ref: str) -> tuple[int | str, int]:
-    chat, _, message_id = ref.rpartition(":")
-    return (chat if chat.startswith("@") else int(chat)), int(message_id)
 
 
 def _where(message: MaybeInaccessibleMessage) -> Where:
@@ -164,3 +133,44 @@ def text_event(said: Said, answerers: list[int], reply_to: str | None) -> TextRe
     text = _BOT_COMMAND.sub(r"\1", said.text.strip())
     return TextReceived(surface=said.where.surface, user=UserRef(str(said.user_id)), text=text,
                         authorized=authorized, reply_to=reply_to)
+
+
+
+
+def event_from(update: Update, answerers: list[int], reply_to: str | None = None) -> InboundEvent | None:
+    """A tap or a text as the core event it is; None for anything else (and a Back/Next step,
+    which only moves the keyboard). `reply_to` is what a replied-to message is bound to."""
+    kind = next((k for k in _FROM if getattr(update, k) is not None), None)
+    return _FROM[kind](update, answerers, reply_to) if kind else None
+
+
+def _tap_event(update: Update, answerers: list[int], _: str | None) -> InboundEvent | None:
+    tap = tap_from(update)
+    if tap is None or tap.where is None:
+        return None
+    pressed = native.parse(tap.data)
+    if pressed is None:
+        return button_event(tap, answerers)
+    return _NATIVE[pressed.kind](tap, pressed, may_answer(tap.where, tap.user_id, answerers))
+
+
+def _text_event(update: Update, answerers: list[int], reply_to: str | None) -> InboundEvent | None:
+    said = said_from(update)
+    return text_event(said, answerers, reply_to) if said is not None else None
+
+
+def _who(tap: Tap) -> tuple[SurfaceId, UserRef]:
+    assert tap.where is not None  # checked by _tap_event
+    return tap.where.surface, UserRef(str(tap.user_id))
+
+
+NativeEvent = Callable[[Tap, native.NativeTap, bool], InboundEvent | None]
+_NATIVE: dict[str, NativeEvent] = {
+    "toggle": lambda tap, p, ok: SelectionChanged(*_who(tap), p.question_id, p.step, (p.option,),
+                                                  ok, toggle=True),
+    "done": lambda tap, p, ok: SubmitPressed(*_who(tap), p.question_id, ok),
+    "other": lambda tap, p, ok: ButtonPressed(*_who(tap), p.question_id, "other", ok),
+    "go": lambda tap, p, ok: None,
+}
+_FROM: dict[str, Callable[[Update, list[int], str | None], InboundEvent | None]] = {
+    "callback_query": _tap_event, "message": _text_event}

@@ -13,7 +13,7 @@ from typing import Literal
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from adapters.telegram.render import CALLBACK_PREFIX, callback_data, clip
+from adapters.telegram.ids import CALLBACK_PREFIX, callback_data
 from bridge import NativePrompt, NativeQuestion, Prompt, QuestionId, tr
 
 _NATIVE = re.compile(rf"^{CALLBACK_PREFIX}:(q_[a-z0-9]{{1,40}}):(?:([tgo])(\d)(?:\.(\d))?|(d))$")
@@ -44,7 +44,7 @@ def parse(data: str) -> NativeTap | None:
 
 
 def _data(prompt: Prompt, code: str) -> str:
-    return f"{CALLBACK_PREFIX}:{prompt.question_id}:{code}"
+    return callback_data(prompt.question_id, code)
 
 
 def _caption(question: NativeQuestion, index: int, label: str) -> str:
@@ -91,7 +91,8 @@ def _so_far(question: NativeQuestion, chosen_word: str) -> str:
 
 
 def text(prompt: Prompt, step: int) -> str:
-    """The message above the keyboard: `2/3`, the question shown, and every answer so far."""
+    """The message above the keyboard: `2/3`, the question shown, and every answer so far
+    (one question at most: well within Telegram's limit, so a tap's edit always fits)."""
     native = _native(prompt)
     step = max(0, min(step, len(native.questions) - 1))
     question = native.questions[step]
@@ -108,7 +109,7 @@ def text(prompt: Prompt, step: int) -> str:
                          for q in native.questions]
     lines += ["", tr(prompt.locale, "Expires at {time} UTC.",
                      time=prompt.expires_at.strftime("%H:%M"))]
-    return clip("\n".join(lines))
+    return "\n".join(lines)
 
 
 def after_tap(prompt: Prompt, tap: NativeTap) -> int:

@@ -4,18 +4,14 @@ from __future__ import annotations
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, MessageEntity, User
 
-from bridge import DEFAULT_LOCALE, ButtonAction, Finalization, Prompt, QuestionId, time_of_day, tr
+from adapters.telegram import native
+from adapters.telegram.ids import callback_data
+from bridge import DEFAULT_LOCALE, Finalization, Prompt, split_text, status_room, time_of_day, tr
 
 MAX_TEXT = 4096
 """Telegram's message length limit; text is sent without parse_mode, so nothing needs escaping."""
-CALLBACK_PREFIX = "ab"
-_ACTION_CODES = {"other": "o", "skip": "s"}
-
-
-def callback_data(question_id: QuestionId, action: ButtonAction) -> str:
-    """`ab:<question_id>:<index|o|s>`: everything a tap needs, even after a restart (< 64 bytes)."""
-    code = str(action) if isinstance(action, int) else _ACTION_CODES[action]
-    return f"{CALLBACK_PREFIX}:{question_id}:{code}"
+Message = tuple[str, InlineKeyboardMarkup | None]
+"""One message to send: its text and the keyboard under it."""
 
 
 def keyboard(prompt: Prompt) -> InlineKeyboardMarkup | None:
@@ -38,23 +34,40 @@ def _expiry(prompt: Prompt) -> str:
               time=time_of_day(prompt.locale, prompt.expires_at))
 
 
-def clip(text: str, limit: int = MAX_TEXT) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def prompt_message(prompt: Prompt) -> str:
+def prompt_text(prompt: Prompt) -> str:
     """The text above the buttons (header, question, option notes), or the numbered plain text."""
     if prompt.buttons:
-        return clip(f"{prompt.title}\n{prompt.body}\n\n{_expiry(prompt)}")
+        return f"{prompt.title}\n{prompt.body}\n\n{_expiry(prompt)}"
     if prompt.native is not None:  # finalized: every question, no walk, no selections
-        return clip("\n".join(f"{q.header}: {q.question}" for q in prompt.native.questions))
-    return clip(prompt.text)
+        return "\n".join(f"{q.header}: {q.question}" for q in prompt.native.questions)
+    return prompt.text
 
 
-def final_message(final: Finalization) -> str:
-    """The prompt kept as it was, buttons gone, and the status line (never free text) below."""
-    status = f"\n\n{final.status_line}"
-    return clip(prompt_message(final.prompt), MAX_TEXT - len(status)) + status
+def _parts(text: str, prompt: Prompt) -> list[str]:
+    return split_text(text, MAX_TEXT, last_room=status_room(prompt)) or [prompt.title]
+
+
+def prompt(prompt: Prompt, step: int = 0) -> list[Message]:
+    """The messages to send, in order: a long text in several, the keyboard under the last one
+    (the message a tap edits and finalization ends)."""
+    markup: InlineKeyboardMarkup | None
+    if prompt.native is not None:
+        text, markup = native.text(prompt, step), native.keyboard(prompt, step)
+    else:
+        text, markup = prompt_text(prompt), keyboard(prompt)
+    parts = _parts(text, prompt)
+    return [*((part, None) for part in parts[:-1]), (parts[-1], markup)]
+
+
+def final(final: Finalization) -> str:
+    """The prompt's last message as it ends: its text kept, buttons gone, the status line (never
+    free text) below."""
+    return f"{_parts(prompt_text(final.prompt), final.prompt)[-1]}\n\n{final.status_line}"
+
+
+def plain(text: str) -> list[str]:
+    """Text with no keyboard (a reminder, a reply, a prompt whose buttons were refused)."""
+    return split_text(text, MAX_TEXT)
 
 
 def utf16_len(text: str) -> int:

@@ -18,9 +18,10 @@ from bridge import (
     InboundSink,
     Prompt,
     QuestionId,
-    SelectionChanged,
-    SubmitPressed,
+    TextReceived,
     UserRef,
+    caption,
+    hand_in,
     tr,
 )
 
@@ -54,51 +55,27 @@ class Taps:
         self.own_words = {k: v for k, v in self.own_words.items() if v.question_id != question_id}
 
     async def on_tap(self, update: Update, _: ContextTypes.DEFAULT_TYPE) -> None:
-        query = update.callback_query
-        tap = inbound.tap_from(update)
-        sink = self.adapter.sink
+        query, tap, sink = update.callback_query, inbound.tap_from(update), self.adapter.sink
         if query is None or tap is None or sink is None:
             return
-        pressed = native.parse(tap.data)
-        if pressed is not None and tap.where is not None:
-            await self._native(sink, update, query, tap, pressed)
-            return
-        event = inbound.button_event(tap, self.adapter.config.answerers)
-        if event is None:
+        where, pressed = tap.where, native.parse(tap.data)
+        event = inbound.event_from(update, self.adapter.config.answerers)
+        if where is not None and pressed is not None and pressed.kind == "go":
+            authorized = inbound.may_answer(where, tap.user_id, self.adapter.config.answerers)
+            reply = await self._go(sink, authorized, pressed.question_id, where.surface)
+        elif where is None or event is None or isinstance(event, TextReceived):
             await query.answer(tr(self.adapter.locale, "This button is no longer valid."),
                                show_alert=True)
             return
-        reply = await sink.button_pressed(event)
-        log.info("telegram_tap", question_id=event.question_id, surface=event.surface,
-                 authorized=event.authorized, accepted=reply.accepted)
-        await _answer(query, reply)
-        if event.action == "other" and reply.accepted and tap.where is not None:
-            await self.ask_free_text(update, tap.where, event.question_id)
-
-    async def _native(self, sink: InboundSink, update: Update, query: CallbackQuery,
-                      tap: inbound.Tap, pressed: native.NativeTap) -> None:
-        assert tap.where is not None
-        surface, user = tap.where.surface, UserRef(str(tap.user_id))
-        qid = pressed.question_id
-        authorized = inbound.may_answer(tap.where, tap.user_id, self.adapter.config.answerers)
-        if pressed.kind == "other":
-            reply = await sink.button_pressed(ButtonPressed(surface, user, qid, "other",
-                                                            authorized))
-            await _answer(query, reply)
-            if reply.accepted:
-                await self.ask_free_text(update, tap.where, qid, (tap.message_id, pressed.step))
-            return
-        if pressed.kind == "go":
-            reply = await self._go(sink, authorized, qid, surface)
-        elif pressed.kind == "toggle":
-            reply = await sink.selection_changed(SelectionChanged(
-                surface, user, qid, pressed.step, (pressed.option,), authorized, toggle=True))
         else:
-            reply = await sink.submit_pressed(SubmitPressed(surface, user, qid, authorized))
-        log.info("telegram_native_tap", question_id=qid, surface=surface, kind=pressed.kind,
-                 authorized=authorized, accepted=reply.accepted)
+            reply = await hand_in(sink, event)
+        log.info("telegram_tap", question_id=reply.question_id, surface=where.surface,
+                 kind=pressed.kind if pressed else "button", accepted=reply.accepted)
         await _answer(query, reply)
-        if reply.accepted and reply.prompt is not None and reply.prompt.native is not None:
+        if isinstance(event, ButtonPressed) and event.action == "other" and reply.accepted:
+            step = (tap.message_id, pressed.step) if pressed else None
+            await self.ask_free_text(update, where, event.question_id, step)
+        elif pressed and reply.accepted and reply.prompt and reply.prompt.native:
             await self.show(reply.prompt, tap, native.after_tap(reply.prompt, pressed))
 
     async def _go(self, sink: InboundSink, authorized: bool, qid: QuestionId,
@@ -175,5 +152,5 @@ class Taps:
 
 async def _answer(query: CallbackQuery, reply: InboundReply) -> None:
     """Every callback query is answered: a toast when accepted, an alert when refused."""
-    await query.answer(render.clip(reply.text or "", 200) or None,
+    await query.answer(caption(reply.text or "", 200) or None,  # Telegram caps a toast
                        show_alert=not reply.accepted and bool(reply.text))

@@ -1,11 +1,11 @@
-"""The web Control UI surface (`web`)."""
+"""The web Control UI surface (`web`): on unless `[web] enabled = false`."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from adapters.web.config import WebConfig
-from bridge import AdapterContext, AdapterPlugin, ConfigError, adapter_section
+from bridge import AdapterContext, AdapterPlugin, adapter_section, env_secret
 
 if TYPE_CHECKING:  # aiohttp and pywebpush load only when the UI is enabled (faster restarts)
     from adapters.web.adapter import WebAdapter
@@ -15,17 +15,14 @@ def create(ctx: AdapterContext) -> WebAdapter | None:
     config = adapter_section(ctx, "web", WebConfig) or WebConfig()
     if not config.enabled:
         return None
+    token = env_secret(ctx, config.token_env, (
+        f"The web UI reads its token from ${config.token_env}, which is not set; export a "
+        "long random string there, or set [web] enabled = false."))
     from adapters.web.adapter import WebAdapter
 
-    token = ctx.env.get(config.token_env, "")
-    if not token:
-        raise ConfigError(
-            f"The web UI reads its token from ${config.token_env}, which is not set; export a "
-            "long random string there, or set [web] enabled = false."
-        )
     return WebAdapter(token, ctx.base_url, config=config, state=ctx.state("web"))
 
 
-plugin = AdapterPlugin(platform="web", create=create, sections=())
+plugin = AdapterPlugin(platform="web", create=create, sections=("web",))
 
 __all__ = ["WebConfig", "plugin"]

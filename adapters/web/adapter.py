@@ -10,16 +10,11 @@ from typing import Any
 import structlog
 from starlette.routing import BaseRoute
 
+from adapters.web import render
 from adapters.web.config import WebConfig
+from adapters.web.ids import message_ref
 from adapters.web.push import Pusher
 from adapters.web.pwa import PwaRoutes
-from adapters.web.render import (
-    CHANGE_EVENTS,
-    change_event,
-    closed_payload,
-    panel_url,
-    push_payload,
-)
 from adapters.web.routes import Core, WebRoutes
 from adapters.web.security import WebAuth
 from bridge import (
@@ -84,15 +79,15 @@ class WebAdapter:
 
     def question_changed(self, event: str, question_id: QuestionId) -> None:
         """Observer: every change, made here or by another replica, reaches connected pages."""
-        kind = CHANGE_EVENTS.get(event)
+        kind = render.CHANGE_EVENTS.get(event)
         if kind is not None:
-            self.publish(change_event(kind, question_id))
+            self.publish(render.change_event(kind, question_id))
 
     async def deliver(self, surface: SurfaceId, prompt: Prompt) -> MessageRef | None:
         log.info("web_question_published", question_id=prompt.question_id,
                  pages=len(self.listeners))
         self._push(prompt)
-        return MessageRef(prompt.question_id)
+        return message_ref(prompt.question_id)
 
     async def remind(self, delivery: Delivery, reminder: Reminder) -> MessageRef | None:
         """Open pages show the reminder as a notice; every device gets it as a push."""
@@ -100,15 +95,15 @@ class WebAdapter:
                       "text": reminder.text})
         self._push(reminder.prompt, lead=reminder.text)
         log.info("web_question_reminded", question_id=delivery.question_id, number=reminder.number)
-        return MessageRef(delivery.question_id)
+        return message_ref(delivery.question_id)
 
     async def finalize(self, delivery: Delivery, final: Finalization) -> None:
         log.info("web_question_finalized", question_id=delivery.question_id, kind=final.kind)
-        self.pusher.send(delivery.question_id, closed_payload(delivery.question_id),
+        self.pusher.send(delivery.question_id, render.final(delivery.question_id),
                          ttl=CLOSED_TTL, urgency="normal")
 
     def _push(self, prompt: Prompt, lead: str | None = None) -> None:
-        url = panel_url(self.public_url, prompt.agent, prompt.session)
+        url = render.panel_url(self.public_url, prompt.agent, prompt.session)
         ttl = max(0, int(prompt.expires_at.timestamp() - time.time()))
-        self.pusher.send(prompt.question_id, push_payload(prompt, url, lead), ttl=ttl,
+        self.pusher.send(prompt.question_id, render.prompt(prompt, url, lead), ttl=ttl,
                          urgency="high")

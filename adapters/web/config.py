@@ -17,7 +17,9 @@ class WebConfig(BaseModel):
     token_env: str = "ASKBRIDGE_WEB_TOKEN"
     enabled: bool = True
     locale: Locale | None = None
-    """The UI's language when the browser asks for none askbridge has; default: English."""
+    """The UI's language when the browser asks for none askbridge has (a person's own choice
+    and Accept-Language come first); also what the server writes for the web surface.
+    Default: English."""
     public_url: str | None = None
     """How phones reach the UI (notification links, allowed Origin); defaults to the server's."""
     vapid_subject: str = DEFAULT_SUBJECT

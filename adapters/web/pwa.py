@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -14,6 +13,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from adapters.web.inbound import ActionBody, event_from
 from adapters.web.push import Pusher, Subscription
 from adapters.web.routes import SECURITY_HEADERS, Core, Handler, WebRoutes
 from adapters.web.vapid import public_key, vapid_key
@@ -21,8 +21,6 @@ from bridge import (
     BadJson,
     ButtonPressed,
     QuestionId,
-    SurfaceId,
-    UserRef,
     error_response,
     read_json,
     tr,
@@ -32,7 +30,6 @@ log = structlog.get_logger("askbridge.web")
 STATIC = Path(__file__).parent / "static"
 THEME = "#3d5bd9"  # the UI's accent, as in the icons
 BACKGROUND = "#f6f7fb"
-ACTION = re.compile(r"^answer:(\d)$")
 Guard = Callable[[Callable[[Request, Core], Awaitable[Response]], bool], Handler]
 """The UI's own guard: session cookie; for changes also same origin and the CSRF header."""
 
@@ -40,11 +37,6 @@ Guard = Callable[[Callable[[Request, Core], Awaitable[Response]], bool], Handler
 class EndpointBody(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
     endpoint: str = Field(min_length=1, max_length=2048)
-
-
-class ActionBody(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    action: str = Field(max_length=32)
 
 
 def manifest(locale: str) -> dict[str, Any]:
@@ -130,8 +122,8 @@ class PwaRoutes:
         """A notification's action button, sent by the service worker with the page's cookie."""
         question_id = QuestionId(request.path_params["question_id"])
         body = await self._body(request, ActionBody)
-        match = ACTION.match(body.action) if body is not None else None
-        if match is None:
+        event = event_from(question_id, body, "en") if body is not None else None
+        if not isinstance(event, ButtonPressed):
             return self._problem(request, 422, 'Send {"action": "answer:<option number>"}.')
         view = await core.queries.question_view(question_id)
         if view is None:
@@ -140,8 +132,7 @@ class PwaRoutes:
         if "web" not in view["surfaces"] or len(questions) != 1 or questions[0].get("multiSelect"):
             return self._problem(request, 403, "This question cannot be answered from a notification; "
                             "open askbridge to answer it.")
-        reply = await core.sink.button_pressed(ButtonPressed(
-            SurfaceId("web"), UserRef("web"), question_id, int(match[1]), authorized=True))
+        reply = await core.sink.button_pressed(event)
         status = 200 if reply.accepted else 409 if reply.ended else 422
         log.info("web_push_action", question_id=question_id, status=status)
         return _json({"accepted": reply.accepted, "ended": reply.ended,

@@ -1,4 +1,5 @@
-"""What the web surface sends to pages (pure): live events, UI views of records, SSE framing."""
+"""What the web surface sends to pages and devices (pure): live events, UI views of records, SSE
+framing, and the Web Push payloads of a prompt (`prompt`) and of its end (`final`)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,8 @@ import json
 from typing import Any
 from urllib.parse import quote
 
+from adapters.web.ids import WEB
 from bridge import Prompt, surface_platform, surface_target
-
-WEB = "web"
-
 
 CHANGE_EVENTS = {"created": "question", "resolved": "resolved"}
 """Broker changes the pages hear of; each makes a page refetch its state."""
@@ -56,7 +55,7 @@ def panel_url(public_url: str, agent: str, session: str) -> str:
     return f"{public_url}/#{quote(agent, safe='')}/{quote(session, safe='')}"
 
 
-def push_payload(prompt: Prompt, url: str, lead: str | None = None) -> dict[str, Any]:
+def prompt(prompt: Prompt, url: str, lead: str | None = None) -> dict[str, Any]:
     """`{questionId, title, body, url, actions}`: the header(s), the question text(s), the panel,
     and for one single-select question its first two options as notification actions.
     `lead` (a reminder's line) goes before the question text."""
@@ -70,8 +69,9 @@ def push_payload(prompt: Prompt, url: str, lead: str | None = None) -> dict[str,
     return _fit(payload)
 
 
-def closed_payload(question_id: str) -> dict[str, Any]:
-    """Tells every device to take the question's notification down."""
+def final(question_id: str) -> dict[str, Any]:
+    """Tells every device to take the question's notification down (the page shows how the
+    question ended from its own state)."""
     return {"questionId": question_id, "closed": True}
 
 

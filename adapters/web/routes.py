@@ -15,13 +15,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
-from adapters.web.inbound import AnswerBody, reply_response, to_event
+from adapters.web.inbound import AnswerBody, event_from, reply_response
 from adapters.web.render import SSE_HELLO, SSE_PING, sse, ui_view
 from adapters.web.security import CSRF_COOKIE, SESSION_COOKIE, SESSION_MAX_AGE, WebAuth
 from bridge import (
     LOCALE_NAMES,
     LOCALES,
     AgentName,
+    AnswerSubmitted,
     BadJson,
     InboundSink,
     Queries,
@@ -235,7 +236,8 @@ class WebRoutes:
             return _error(404, "not_found", tr(locale, "There is no such question."))
         if "web" not in view["surfaces"]:
             return _error(403, "forbidden", tr(locale, "This question was not sent to the web UI."))
-        event = to_event(question_id, body, locale)
+        event = event_from(question_id, body, locale)
+        assert isinstance(event, AnswerSubmitted)  # a form's body is always an answer or a skip
         status, reply = reply_response(await core.sink.answers_submitted(event))
         log.info("web_answer", question_id=question_id, skipped=body.answers is None,
                  status=status)

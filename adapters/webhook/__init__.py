@@ -2,33 +2,19 @@
 
 from __future__ import annotations
 
-from pydantic import TypeAdapter, ValidationError
-
 from adapters.webhook.adapter import WebhookAdapter
 from adapters.webhook.config import WebhookChannelConfig
-from bridge import AdapterContext, AdapterPlugin, ConfigError, config_problems
-
-_CHANNELS = TypeAdapter(dict[str, WebhookChannelConfig])
+from bridge import AdapterContext, AdapterPlugin, adapter_section, env_secret
 
 
 def create(ctx: AdapterContext) -> WebhookAdapter | None:
-    section = ctx.config.section("webhooks")
-    if not section:
+    channels = adapter_section(ctx, "webhooks", dict[str, WebhookChannelConfig])
+    if not channels:
         return None
-    try:
-        channels = _CHANNELS.validate_python(section)
-    except ValidationError as exc:
-        problems = "; ".join(config_problems(exc, dict[str, WebhookChannelConfig]))
-        raise ConfigError(f"[webhooks] has problems: {problems}.") from exc
-    secrets: dict[str, str] = {}
-    for name, channel in channels.items():
-        secret = ctx.env.get(channel.secret_env, "")
-        if not secret:
-            raise ConfigError(
-                f"[webhooks.{name}] reads its secret from ${channel.secret_env}, which is not "
-                "set; export a long random string there (the gateway signs with it too)."
-            )
-        secrets[name] = secret
+    secrets = {name: env_secret(ctx, channel.secret_env, (
+        f"[webhooks.{name}] reads its secret from ${channel.secret_env}, which is not "
+        "set; export a long random string there (the gateway signs with it too)."))
+        for name, channel in channels.items()}
     return WebhookAdapter(channels, secrets)
 
 

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
 
 import httpx
 import structlog
@@ -15,6 +13,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
+from adapters.webhook import render
 from adapters.webhook.config import WebhookChannelConfig
 from adapters.webhook.freshness import (
     TIMESTAMP_HEADER,
@@ -22,8 +21,8 @@ from adapters.webhook.freshness import (
     Freshness,
     timestamp_headers,
 )
-from adapters.webhook.inbound import InboundText, to_event
-from adapters.webhook.render import console_block, prompt_payload, reminder_payload, status_payload
+from adapters.webhook.ids import message_ref, target_of
+from adapters.webhook.inbound import InboundText, event_from
 from bridge import (
     SIGNATURE_HEADER,
     BadJson,
@@ -37,10 +36,10 @@ from bridge import (
     Queries,
     Reminder,
     SurfaceId,
+    backoff,
     error_response,
     parse_json,
     sign,
-    surface_target,
     verify_signature,
 )
 
@@ -65,7 +64,7 @@ class WebhookAdapter:
         self._http = httpx.AsyncClient(transport=transport, trust_env=False)
 
     def capabilities(self, surface: SurfaceId) -> Capabilities:
-        channel = self.channels.get(self._split(surface)[0])
+        channel = self.channels.get(target_of(surface)[0])
         return Capabilities(reply_to=True, max_len=channel.max_len if channel else 4000,
                             locale=channel.locale if channel else None)
 
@@ -78,56 +77,63 @@ class WebhookAdapter:
     async def stop(self) -> None:
         await self._http.aclose()
 
-    @staticmethod
-    def _split(surface: SurfaceId) -> tuple[str, str]:
-        name, _, conversation = surface_target(surface).partition(":")
-        return name, conversation
-
     async def deliver(self, surface: SurfaceId, prompt: Prompt) -> MessageRef | None:
-        name, conversation = self._split(surface)
+        name, conversation = target_of(surface)
         if name not in self.channels or not conversation:
             raise DeliveryError(f"no webhook channel {name!r} is configured for {surface}")
-        payload = prompt_payload(conversation, prompt)
-        await self._send(name, conversation, payload)
-        return MessageRef(prompt.question_id)
+        await self._send(name, conversation,
+                         render.prompt(conversation, prompt, self.channels[name].max_len))
+        return message_ref(prompt.question_id)
 
     async def remind(self, delivery: Delivery, reminder: Reminder) -> MessageRef | None:
         """POST `kind: "reminder"`; a reply carries the same `replyTo` (the question id)."""
-        name, conversation = self._split(delivery.surface)
-        await self._send(name, conversation, reminder_payload(conversation, reminder))
+        name, conversation = target_of(delivery.surface)
+        await self._send(name, conversation,
+                         render.reminder(conversation, reminder, self.channels[name].max_len))
         return None
 
     async def finalize(self, delivery: Delivery, final: Finalization) -> None:
-        name, conversation = self._split(delivery.surface)
-        await self._send(name, conversation, status_payload(conversation, final))
+        name, conversation = target_of(delivery.surface)
+        await self._send(name, conversation,
+                         render.final(conversation, final, self.channels[name].max_len))
 
-    async def _send(self, name: str, conversation: str, payload: dict[str, Any]) -> None:
+    async def _send(self, name: str, conversation: str, payloads: list[render.Payload]) -> None:
+        """Each part in order; a part the gateway refuses stops the rest (DeliveryError)."""
+        for payload in payloads:
+            await self._send_one(name, conversation, payload)
+
+    async def _send_one(self, name: str, conversation: str, payload: render.Payload) -> None:
         channel = self.channels[name]
         if channel.url is None:
-            sys.stdout.write(console_block(conversation, payload))
+            sys.stdout.write(render.console_block(conversation, payload))
             sys.stdout.flush()
             return
         body = json.dumps(payload).encode()
         headers = {"content-type": "application/json",
                    SIGNATURE_HEADER: sign(self.secrets[name], body),
                    **timestamp_headers(self.secrets[name], body)}
-        problem = "no attempt made"
-        for attempt in range(channel.attempts):
-            if attempt:
-                await asyncio.sleep(min(0.25 * 2 ** attempt, 4.0))
-            try:
-                response = await self._http.post(channel.url, content=body, headers=headers,
-                                                 timeout=channel.timeout_seconds)
-            except httpx.HTTPError as exc:
-                problem = f"the gateway could not be reached ({type(exc).__name__})"
-                continue
-            if response.status_code < 300:
-                return
-            problem = f"the gateway answered HTTP {response.status_code}"
-            if response.status_code not in RETRY_STATUSES:
-                break
+        problem, retry = await self._post(channel, body, headers)
+        retries = backoff(0.5, 4.0, tries=channel.attempts - 1)
+        while retry and await anext(retries, None) is not None:
+            problem, retry = await self._post(channel, body, headers)
+        if problem is None:
+            return
         log.warning("webhook_send_failed", channel=name, kind=payload["kind"], error=problem)
         raise DeliveryError(problem)
+
+    async def _post(self, channel: WebhookChannelConfig, body: bytes,
+                    headers: dict[str, str]) -> tuple[str | None, bool]:
+        """One POST to the gateway: what went wrong (None when taken), and whether to retry."""
+        assert channel.url is not None
+        try:
+            response = await self._http.post(channel.url, content=body, headers=headers,
+                                             timeout=channel.timeout_seconds)
+        except httpx.HTTPError as exc:
+            return f"the gateway could not be reached ({type(exc).__name__})", True
+        if response.status_code < 300:
+            return None, False
+        return (f"the gateway answered HTTP {response.status_code}",
+                response.status_code in RETRY_STATUSES)
 
     async def _inbound(self, request: Request) -> JSONResponse:
         name = request.path_params["name"]
@@ -155,5 +161,5 @@ class WebhookAdapter:
                 for e in exc.errors()])
         if self._sink is None:
             return _error(503, "starting", "askbridge is starting; try again in a moment.")
-        reply = await self._sink.text_received(to_event(name, message, channel.answerers))
+        reply = await self._sink.text_received(event_from(name, message, channel.answerers))
         return JSONResponse({"accepted": reply.accepted, "reply": reply.text or ""})

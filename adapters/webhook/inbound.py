@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from pydantic import BaseModel, ConfigDict, Field
 
-from bridge import SurfaceId, TextReceived, UserRef
+from adapters.webhook.ids import surface_for
+from bridge import TextReceived, UserRef
 
 
 class InboundText(BaseModel):
@@ -16,16 +19,12 @@ class InboundText(BaseModel):
     replyTo: str | None = Field(default=None, max_length=256)  # noqa: N815 - the wire name
 
 
-def surface_for(channel: str, conversation: str) -> SurfaceId:
-    return SurfaceId(f"webhook:{channel}:{conversation}")
-
-
-def to_event(channel: str, body: InboundText, answerers: list[str]) -> TextReceived:
-    allowed = not answerers or body.sender in answerers
+def event_from(channel: str, raw: InboundText, answerers: Collection[str]) -> TextReceived:
+    """The gateway's one kind of event: a text; without `answerers`, any sender may answer."""
     return TextReceived(
-        surface=surface_for(channel, body.conversation),
-        user=UserRef(body.sender),
-        text=body.text,
-        authorized=allowed,
-        reply_to=body.replyTo,
+        surface=surface_for(channel, raw.conversation),
+        user=UserRef(raw.sender),
+        text=raw.text,
+        authorized=not answerers or raw.sender in answerers,
+        reply_to=raw.replyTo,
     )

@@ -1,31 +1,39 @@
-"""Outbound webhook payloads (pure): `{conversation, questionId, kind, text}`."""
+"""Outbound webhook payloads (pure): `{conversation, questionId, kind, text}`, one per part."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from bridge import Finalization, Prompt, Reminder, tr
+from bridge import Finalization, Prompt, QuestionId, Reminder, split_text, tr
+
+Payload = dict[str, Any]
 
 
-def prompt_payload(conversation: str, prompt: Prompt) -> dict[str, Any]:
-    return {"conversation": conversation, "questionId": prompt.question_id, "kind": "prompt",
-            "text": prompt.text}
+def _payloads(conversation: str, question_id: QuestionId, kind: str, text: str,
+              max_len: int) -> list[Payload]:
+    """A text longer than the channel's `max_len` goes out as several posts, in order."""
+    return [{"conversation": conversation, "questionId": question_id, "kind": kind, "text": part}
+            for part in split_text(text, max_len)]
 
 
-def reminder_payload(conversation: str, reminder: Reminder) -> dict[str, Any]:
-    return {"conversation": conversation, "questionId": reminder.prompt.question_id,
-            "kind": "reminder", "text": reminder.text}
+def prompt(conversation: str, prompt: Prompt, max_len: int) -> list[Payload]:
+    return _payloads(conversation, prompt.question_id, "prompt", prompt.text, max_len)
 
 
-def status_payload(conversation: str, final: Finalization) -> dict[str, Any]:
+def reminder(conversation: str, reminder: Reminder, max_len: int) -> list[Payload]:
+    return _payloads(conversation, reminder.prompt.question_id, "reminder", reminder.text,
+                     max_len)
+
+
+def final(conversation: str, final: Finalization, max_len: int) -> list[Payload]:
     question = final.prompt.questions[0]
     title = (question.header if len(final.prompt.questions) == 1
              else tr(final.prompt.locale, "Your questions"))
-    return {"conversation": conversation, "questionId": final.prompt.question_id,
-            "kind": "status", "text": f"{title}: {final.status_line}"}
+    return _payloads(conversation, final.prompt.question_id, "status",
+                     f"{title}: {final.status_line}", max_len)
 
 
-def console_block(conversation: str, payload: dict[str, Any]) -> str:
+def console_block(conversation: str, payload: Payload) -> str:
     """How the local channel shows a payload on the server's console."""
     bar = "─" * 60
     return f"\n{bar}\n[{payload['kind']} → {conversation} · {payload['questionId']}]\n" \

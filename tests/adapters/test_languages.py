@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 from adapters.discord.render import other_modal as discord_modal
-from adapters.discord.render import prompt_messages
+from adapters.discord.render import prompt as discord_prompt
 from adapters.slack.render import other_modal as slack_modal
-from adapters.telegram.render import free_text_request, prompt_message
-from adapters.webhook.render import status_payload
+from adapters.telegram.render import free_text_request
+from adapters.telegram.render import prompt as telegram_prompt
+from adapters.webhook import render as webhook_render
 from bridge import Finalization, Prompt, QuestionId, SurfaceId
 from bridge.rendering import build_prompt
 from bridge.store.records import QuestionRecord, now_ms
@@ -46,12 +47,12 @@ def test_slack_modal(locale: str, send: str, cancel: str) -> None:
 def test_telegram_free_text_ask_and_expiry() -> None:
     text, _ = free_text_request(prompt("id"), None)
     assert text == "Deploy: balas pesan ini dengan jawaban Anda sendiri."
-    assert "Kedaluwarsa pukul" in prompt_message(prompt("id"))
-    assert "Expires at" in prompt_message(prompt("en"))
+    assert "Kedaluwarsa pukul" in telegram_prompt(prompt("id"))[-1][0]
+    assert "Expires at" in telegram_prompt(prompt("en"))[-1][0]
 
 
 def test_discord_text_prompt_keeps_everything_but_the_expiry_line() -> None:
-    shown = prompt_messages(prompt("id", {"questions": [CHECKS]}, buttons=False))
+    shown = discord_prompt(prompt("id", {"questions": [CHECKS]}, buttons=False))
     content = shown[-1]["content"]
     assert "Kedaluwarsa <t:" in content and "Kedaluwarsa pukul" not in content
     assert 'Balas "lewati"' in content
@@ -60,7 +61,9 @@ def test_discord_text_prompt_keeps_everything_but_the_expiry_line() -> None:
 def test_webhook_status_for_several_questions() -> None:
     final = Finalization("skipped", "Dilewati", prompt("id", {"questions": [
         DEPLOY["questions"][0], CHECKS]}, buttons=False))  # type: ignore[index]
-    assert status_payload("+1", final)["text"] == "Pertanyaan Anda: Dilewati"
+    assert webhook_render.final("+1", final, 160) == [{
+        "conversation": "+1", "questionId": "q_test", "kind": "status",
+        "text": "Pertanyaan Anda: Dilewati"}]
 
 
 async def test_taps_are_answered_in_the_agents_language(tmp_path: Path) -> None:

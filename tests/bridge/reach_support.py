@@ -17,7 +17,7 @@ def reach_config(tmp: Path, url: str, **agent: Any) -> Any:
     raw = config.model_dump()
     raw["agents"][0].update(agent)
     for key in ("server", "web"):
-        raw.pop(key)
+        raw.pop(key, None)
     return parse_config(raw)
 
 

@@ -193,7 +193,7 @@ def test_tokens_and_signatures_are_compared_in_constant_time(monkeypatch: Any,
     assert not security.verify_signature("k", b"body", "sha256=00")
     assert len(calls) == 2
     root = Path(__file__).resolve().parents[2]
-    sources = {name: (root / "bridge" / f"{name}.py").read_text() for name in ("api", "mcp_http")}
+    sources = {name: (root / "bridge" / f"{name}.py").read_text() for name in ("http/api", "mcp/http")}
     assert all("match_token(" in text for text in sources.values())
     figures.add("security: constant-time comparisons", token_candidates=len(tokens),
                 compare_digest_per_lookup=len(tokens), early_exit=0,

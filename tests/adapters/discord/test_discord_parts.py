@@ -9,19 +9,24 @@ from typing import Any
 
 import pytest
 
-from adapters.discord import create, inbound, render
+from adapters.discord import create, ids, inbound, render
 from adapters.discord.adapter import DiscordAdapter
 from adapters.discord.config import DiscordConfig
 from bridge import (
     AdapterContext,
     Button,
+    ButtonPressed,
     ConfigError,
     DeliveryError,
     Finalization,
     Prompt,
     PromptQuestion,
     QuestionId,
+    SelectionChanged,
+    SubmitPressed,
     SurfaceId,
+    TextReceived,
+    UserRef,
     parse_ask_request,
     prompt_text,
 )
@@ -56,7 +61,7 @@ def long_request() -> dict[str, Any]:
 
 @pytest.mark.parametrize("action", [0, 3, "other", "skip"])
 def test_custom_ids_round_trip(action: Any) -> None:
-    tap = inbound.parse_custom_id(render.custom_id(QID, action))
+    tap = inbound.parse_custom_id(ids.custom_id(QID, action))
     assert tap == inbound.Tap(QID, action)
 
 
@@ -79,14 +84,16 @@ def test_modal_text_is_found_in_labels_and_rows(components: list[Any]) -> None:
 def test_long_prompts_are_split_within_discords_limit() -> None:
     p = prompt(long_request())
     assert len(p.text) > render.MAX_CONTENT
-    messages = render.prompt_messages(p)
+    messages = render.prompt(p)
     assert len(messages) > 1
     assert all(len(m["content"]) <= render.MAX_CONTENT for m in messages)
     assert all(m["allowed_mentions"] == {"parse": []} for m in messages)
     assert messages[-1]["content"].rstrip(".").split("\n")[-1].startswith("Expires <t:")
     final = Finalization("cancelled", "Cancelled", p)
-    edit = render.final_edit(final, "discord:1")
+    edit = render.final(final, "discord:1")
     assert len(edit["content"]) <= render.MAX_CONTENT
+    shown = "\n".join(m["content"] for m in messages)
+    assert all(f"Option {k} " + "x" * 50 in shown for k in range(4))
     assert edit["content"].startswith(messages[-1]["content"].rsplit("\n", 1)[0])
     assert edit["content"].endswith("**Cancelled**")
 
@@ -103,15 +110,15 @@ def test_an_answer_from_another_surface_says_elsewhere() -> None:
     p = prompt({"questions": [{"id": "t", "header": "H", "question": "Q?",
                                "options": [{"label": "A"}, {"label": "B"}]}]}, True)
     final = Finalization("answered", "Answered: A", p, SurfaceId("telegram:5"))
-    assert render.final_edit(final, "discord:1")["content"].endswith("**Answered: A (elsewhere)**")
+    assert render.final(final, "discord:1")["content"].endswith("**Answered: A (elsewhere)**")
     here = Finalization("answered", "Answered: A", p, SurfaceId("discord:1"))
-    assert render.final_edit(here, "discord:1")["content"].endswith("**Answered: A**")
+    assert render.final(here, "discord:1")["content"].endswith("**Answered: A**")
 
 
 def test_markdown_in_questions_is_escaped() -> None:
     p = prompt({"questions": [{"id": "t", "header": "H", "question": "Use **bold** _x_?",
                                "options": [{"label": "A"}, {"label": "B"}]}]}, True)
-    assert "Use \\*\\*bold\\*\\* \\_x\\_?" in render.prompt_messages(p)[0]["content"]
+    assert "Use \\*\\*bold\\*\\* \\_x\\_?" in render.prompt(p)[0]["content"]
 
 
 def test_who_may_answer() -> None:
@@ -123,6 +130,26 @@ def test_who_may_answer() -> None:
 def test_a_mention_of_the_bot_is_not_part_of_the_answer() -> None:
     assert inbound.without_mention("<@1001> 2", 1001) == "2"
     assert inbound.without_mention("<@!1001>  staging ", 1001) == "staging"
+
+
+def test_interactions_become_core_events() -> None:
+    def raw(kind: Any, data: dict[str, Any]) -> inbound.Interaction:
+        return inbound.Interaction(kind, 3001, 4001, data, True)
+
+    select = inbound.event_from(raw("component", {"custom_id": f"ab:{QID}:v1", "values": ["0"]}))
+    assert select == SelectionChanged(SurfaceId("discord:3001"), UserRef("4001"), QID, 1, (0,),
+                                      True)
+    done = inbound.event_from(raw("component", {"custom_id": f"ab:{QID}:d"}))
+    assert done == SubmitPressed(SurfaceId("discord:3001"), UserRef("4001"), QID, True)
+    for code, action in (("2", 2), ("o", "other"), ("w", "other"), ("s", "skip")):
+        pressed = inbound.event_from(raw("component", {"custom_id": f"ab:{QID}:{code}"}))
+        assert pressed == ButtonPressed(SurfaceId("discord:3001"), UserRef("4001"), QID, action,
+                                        True)
+    modal = {"custom_id": f"ab:{QID}:m", "components": [
+        {"type": 18, "component": {"type": 4, "custom_id": "ab:answer", "value": "moon"}}]}
+    text = inbound.event_from(raw("modal", modal))
+    assert isinstance(text, TextReceived) and (text.text, text.reply_to) == ("moon", QID)
+    assert inbound.event_from(raw("component", {"custom_id": "someone:else:1"})) is None
 
 
 def test_replies_carry_the_prompts_reference() -> None:

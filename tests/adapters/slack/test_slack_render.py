@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-from adapters.slack.inbound import click_from, text_from
-from adapters.slack.render import action_id, escape, parse_action_id, split_target
+from datetime import UTC, datetime
+
+from adapters.slack import render
+from adapters.slack.ids import action_id, parse_action_id, target_of
+from adapters.slack.inbound import click_from, event_from, text_from
+from adapters.slack.mrkdwn import escape
+from bridge import AgentName, Prompt, QuestionId, SessionKey
 from tests.fakes.slack import message_body, payload
 
 
@@ -17,8 +22,8 @@ def test_action_ids_round_trip() -> None:
 
 def test_escape_and_surface_targets() -> None:
     assert escape("a & <b> c") == "a &amp; &lt;b&gt; c"
-    assert split_target("slack:C0123") == ("C0123", None)
-    assert split_target("slack:C0123/1700000000.000100") == ("C0123", "1700000000.000100")
+    assert target_of("slack:C0123") == ("C0123", None)
+    assert target_of("slack:C0123/1700000000.000100") == ("C0123", "1700000000.000100")
 
 
 def test_foreign_clicks_are_not_ours() -> None:
@@ -40,3 +45,27 @@ def test_messages_bind_to_threads_and_surfaces() -> None:
     assert text_from(bot, ["U0123"], ()) is None
     dm = text_from(message_body("D1", "hi", user="U9")["event"], [], ())
     assert dm is not None and dm.authorized
+
+
+def test_events_come_from_every_kind_of_payload() -> None:
+    body = payload("block_actions")
+    body["channel"]["id"] = "C0123"
+    body["actions"][0]["action_id"] = "ab:q_abc:2"
+    pressed = event_from(body, ["U0123"])
+    assert pressed is not None and (pressed.question_id, pressed.action) == ("q_abc", 2)  # type: ignore[union-attr]
+    body["actions"][0] = {"action_id": "ab:q_abc:v1", "selected_options": [{"value": "3"}]}
+    selected = event_from(body, ["U0123"])
+    assert selected is not None and (selected.question, selected.options) == (1, (3,))  # type: ignore[union-attr]
+    said = event_from(message_body("C1", "2")["event"], ["U0123"])
+    assert said is not None and said.text == "2"  # type: ignore[union-attr]
+    assert event_from({"type": "app_home_opened"}, ["U0123"]) is None
+
+
+def test_a_long_text_prompt_goes_in_sections_slack_takes() -> None:
+    lines = [f"{n}) Rock & roll <{n}> " + "word " * 100 for n in range(20)]
+    prompt = Prompt(QuestionId("q_1"), AgentName("a"), SessionKey("s"), (), datetime.now(UTC),
+                    "\n".join(lines), "Title", "Body")
+    messages = render.prompt(prompt)
+    assert len(messages) > 1 and all(len(m["text"]) <= render.MAX_SECTION for m in messages)
+    assert "".join(m["text"] for m in messages).replace("\n", "") == escape(
+        prompt.text).replace("\n", "")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from adapters.telegram import inbound, render
+from adapters.telegram import ids, inbound, render
 from bridge import (
     OTHER_BUTTON,
     SKIP_BUTTON,
@@ -51,15 +51,20 @@ def test_foreign_or_broken_callback_data_is_not_ours() -> None:
 
 def test_plain_text_and_keyboard_choice() -> None:
     assert render.keyboard(prompt(buttons=False)) is None
-    assert render.prompt_message(prompt(buttons=False)) == "Pick: Which one?\n1) …"
-    assert render.prompt_message(prompt()) == "Pick\nWhich one?\n\nExpires at 12:30 PM UTC."
+    assert render.prompt(prompt(buttons=False)) == [("Pick: Which one?\n1) …", None)]
+    [(text, markup)] = render.prompt(prompt())
+    assert text == "Pick\nWhich one?\n\nExpires at 12:30 PM UTC." and markup is not None
 
 
-def test_final_message_keeps_the_status_line_when_clipped() -> None:
-    long = replace(prompt(buttons=False), text="x" * 5000)
-    final = render.final_message(Finalization("answered", "Answered: B", long))
+def test_a_long_prompt_is_split_and_its_last_part_finalized_whole() -> None:
+    lines = [f"{n}) " + "word " * 150 for n in range(20)]
+    long = replace(prompt(buttons=False), text="\n".join(lines))
+    messages = render.prompt(long)
+    assert len(messages) > 1 and all(len(text) <= render.MAX_TEXT for text, _ in messages)
+    assert "\n".join(text for text, _ in messages) == long.text
+    final = render.final(Finalization("answered", "Answered: " + "B" * 64, long))
     assert len(final) <= render.MAX_TEXT
-    assert final.endswith("…\n\nAnswered: B")
+    assert final == f"{messages[-1][0]}\n\nAnswered: {'B' * 64}"
 
 
 def where(chat_id: int, chat_type: str) -> inbound.Where:
@@ -88,7 +93,7 @@ def test_which_texts_reach_the_broker() -> None:
 
 
 def test_surfaces_and_refs() -> None:
-    assert inbound.parse_target("-100123/7") == (-100123, 7)
-    assert inbound.parse_target("42") == (42, None)
-    assert inbound.surface_for(-100123, 7) == "telegram:-100123/7"
-    assert inbound.parse_ref(inbound.message_ref(-100123, 55)) == (-100123, 55)
+    assert ids.parse_target("-100123/7") == (-100123, 7)
+    assert ids.parse_target("42") == (42, None)
+    assert ids.surface_for(-100123, 7) == "telegram:-100123/7"
+    assert ids.parse_ref(ids.message_ref(-100123, 55)) == (-100123, 55)

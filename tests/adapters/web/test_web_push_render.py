@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from adapters.web import create
-from adapters.web.render import PUSH_MAX_BYTES, panel_url, push_bytes, push_payload
+from adapters.web.render import PUSH_MAX_BYTES, panel_url, push_bytes
+from adapters.web.render import prompt as push_payload
 from bridge import AdapterContext, AgentName, ConfigError, Prompt, PromptQuestion, QuestionId, SessionKey
 from tests.harness import base_env, make_config
 
