@@ -26,7 +26,9 @@ def configure(level: str = "info", json_output: bool | None = None) -> None:
             logging.getLevelNamesMapping()[level.upper()]
         ),
         logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
-        cache_logger_on_first_use=False,
+        # Each logger is assembled once, on its first line, not again for every line: the
+        # hot paths log a few lines per question. (Only the CLI configures; tests never do.)
+        cache_logger_on_first_use=True,
     )
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(name)s: %(message)s")
     # httpx logs request URLs at INFO, and Telegram's carry the bot token: never let them through.

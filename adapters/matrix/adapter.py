@@ -94,7 +94,7 @@ class MatrixAdapter:
                 polls.append(event_id)
             else:
                 text_id = event_id  # the last text part: the one finalization edits
-        log.info("matrix_sent", question_id=qid, surface=surface, polls=len(polls))
+        log.debug("matrix_sent", question_id=qid, surface=surface, polls=len(polls))
         return message_ref(Sent(room, text_id, tuple(polls)))
 
     async def finalize(self, delivery: Delivery, final: Finalization) -> None:
@@ -112,7 +112,7 @@ class MatrixAdapter:
                 problems.append(str(exc))
         if problems:
             raise DeliveryError(problems[0])
-        log.info("matrix_finalized", question_id=delivery.question_id, surface=delivery.surface,
+        log.debug("matrix_finalized", question_id=delivery.question_id, surface=delivery.surface,
                  kind=final.kind)
 
     async def remind(self, delivery: Delivery, reminder: Reminder) -> MessageRef | None:

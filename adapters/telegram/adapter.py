@@ -131,7 +131,7 @@ class TelegramAdapter:
                                                [(p, None) for p in render.plain(prompt.text)])
             except BadRequest as again:
                 raise DeliveryError(explain(again, self.config.token_env)) from again
-        log.info("telegram_sent", question_id=prompt.question_id, surface=surface,
+        log.debug("telegram_sent", question_id=prompt.question_id, surface=surface,
                  message_id=message.message_id, buttons=buttons, messages=len(messages))
         return message_ref(chat, message.message_id)
 
@@ -163,7 +163,7 @@ class TelegramAdapter:
                         error=exc.message)
             await self.call("editMessageReplyMarkup", lambda: bot.edit_message_reply_markup(
                 chat_id=chat, message_id=message_id, reply_markup=None))
-        log.info("telegram_finalized", question_id=delivery.question_id,
+        log.debug("telegram_finalized", question_id=delivery.question_id,
                  surface=delivery.surface, kind=final.kind)
 
     async def check(self) -> str:

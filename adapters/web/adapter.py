@@ -84,7 +84,7 @@ class WebAdapter:
             self.publish(render.change_event(kind, question_id))
 
     async def deliver(self, surface: SurfaceId, prompt: Prompt) -> MessageRef | None:
-        log.info("web_question_published", question_id=prompt.question_id,
+        log.debug("web_question_published", question_id=prompt.question_id,
                  pages=len(self.listeners))
         self._push(prompt)
         return message_ref(prompt.question_id)
@@ -94,11 +94,11 @@ class WebAdapter:
         self.publish({"type": "reminder", "questionId": delivery.question_id,
                       "text": reminder.text})
         self._push(reminder.prompt, lead=reminder.text)
-        log.info("web_question_reminded", question_id=delivery.question_id, number=reminder.number)
+        log.debug("web_question_reminded", question_id=delivery.question_id, number=reminder.number)
         return message_ref(delivery.question_id)
 
     async def finalize(self, delivery: Delivery, final: Finalization) -> None:
-        log.info("web_question_finalized", question_id=delivery.question_id, kind=final.kind)
+        log.debug("web_question_finalized", question_id=delivery.question_id, kind=final.kind)
         self.pusher.send(delivery.question_id, render.final(delivery.question_id),
                          ttl=CLOSED_TTL, urgency="normal")
 

@@ -180,8 +180,10 @@ class Pusher:
         if previous is not None:
             await asyncio.wait({previous})
         try:
-            key = await vapid_key(self.state)
             subs = await self.subscriptions()
+            if not subs:  # nobody subscribed: no key to read, nothing to sign
+                return
+            key = await vapid_key(self.state)
             await asyncio.gather(*(self._deliver(s, key, message) for s in subs))
         except Exception:  # a store outage must not leave an unretrieved task error behind
             log.exception("push_failed", question_id=message.question_id)
