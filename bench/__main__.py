@@ -125,8 +125,9 @@ async def with_bare(args: argparse.Namespace, only: set[str], report: Report, tm
             profile=args.profile / "scale" if args.profile else None)
         scale_rows(report, result.figures, args.pending, flood)
     if "reach" in only:
-        reach_rows(report, await run_reach(http, ctl, tmp, n=args.reach_pending,
-                                           concurrency=args.concurrency))
+        reach_rows(report, await run_reach(
+            http, ctl, tmp, n=args.reach_pending, concurrency=args.concurrency,
+            profile=args.profile / "reach" if args.profile else None))
     if "fanout" in only:
         fanout_rows(report, await run_fanout(http, ctl, tmp, bare.app.bot, n=args.fanout_asks,
                                              rounds=args.fanout_rounds,

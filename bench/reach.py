@@ -42,8 +42,9 @@ async def _all_sent(db: Path, expected: int, timeout: float) -> None:
 
 
 async def run_reach(http: aiohttp.ClientSession, fake: Fake, tmp: Path, *, n: int,
-                    concurrency: int) -> dict[str, Any]:
-    proc = askbridge_proc(tmp, fake.url, TOKENS["scale"], "reach", agent_extra=REACH_TOML)
+                    concurrency: int, profile: Path | None = None) -> dict[str, Any]:
+    proc = askbridge_proc(tmp, fake.url, TOKENS["scale"], "reach", profile,
+                          agent_extra=REACH_TOML)
     await proc.spawn()
     try:
         await proc.ready(http, "/healthz", 60)

@@ -12,12 +12,16 @@ import bridge
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def imports(path: Path) -> list[str]:
+def imports(path: Path, names: bool = False) -> list[str]:
+    """The absolute modules a file imports; with `names`, also relative ones and every name
+    taken from them (so `from pkg import module` counts that module)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     found: list[str] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and names:
+            found += [node.module or ""] + [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.append(node.module)
     return found
@@ -123,21 +127,9 @@ def test_every_adapter_speaks_the_same_vocabulary() -> None:
             f"{name} reads its config without adapter_section"
 
 
-def imported_modules(path: Path) -> list[str]:
-    """Every module a file names, counting `from package import module` as that module."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    found: list[str] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            found += [node.module or ""] + [alias.name for alias in node.names]
-    return found
-
-
 def test_no_test_module_imports_another() -> None:
     """Shared test helpers live in support modules (flows.py, harness.py), never in a test or conftest."""
     for path in (ROOT / "tests").rglob("*.py"):
-        names = [m.rpartition(".")[2] for m in imported_modules(path)]
+        names = [m.rpartition(".")[2] for m in imports(path, names=True)]
         bad = [n for n in names if n.startswith("test_") or n == "conftest"]
         assert not bad, f"{path.relative_to(ROOT)} imports {bad}; move what it needs to a support module"
