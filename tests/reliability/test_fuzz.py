@@ -78,6 +78,18 @@ async def run_schemathesis(server: Server, out: Path) -> int:
         return await asyncio.wait_for(proc.wait(), 600)
 
 
+INTERPRETER_FAULT = "AST constructor recursion depth mismatch"
+"""A CPython 3.11 fault inside Hypothesis (it parses Schemathesis' own source to describe a
+filter), seen once in many runs: Schemathesis reports it as a runtime error of its generator,
+not as a finding about askbridge."""
+
+
+def _generator_fault_only(output: str) -> bool:
+    """The run's only errors are the interpreter fault, and no check failed."""
+    return (INTERPRETER_FAULT in output and "Failures:" not in output
+            and re.search(r"(\d+) generated, \1 passed", output) is not None)
+
+
 async def test_schemathesis_finds_no_failure(tmp_path: Path, figures: Figures) -> None:
     async with gateway(WEBHOOK_SECRET) as gw:
         server = Server(tmp_path, fuzz_config(gw.url))
@@ -85,6 +97,9 @@ async def test_schemathesis_finds_no_failure(tmp_path: Path, figures: Figures) -
         answering = asyncio.create_task(person(gw, server.url))
         try:
             code = await run_schemathesis(server, tmp_path)
+            output = (tmp_path / "schemathesis.txt").read_text(errors="replace")
+            if code != 0 and _generator_fault_only(output):  # run again, once, the same seed
+                code = await run_schemathesis(server, tmp_path)
         finally:
             answering.cancel()
             await server.stop()
