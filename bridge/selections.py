@@ -11,7 +11,6 @@ from bridge.contract import Question
 from bridge.i18n import tr
 from bridge.ids import SurfaceId
 from bridge.inbound import AnswerSubmitted, InboundReply, SelectionChanged, SubmitPressed
-from bridge.prompts import Prompt
 from bridge.queries import kept
 from bridge.store.records import QuestionRecord
 
@@ -57,10 +56,6 @@ class NativeTaps:
     def _locale(self, record: QuestionRecord, surface: SurfaceId) -> str:
         return self.inbox.surfaces.locale_for(record.agent, surface)
 
-    async def prompt(self, record: QuestionRecord, surface: SurfaceId | None) -> Prompt:
-        """The prompt as it stands now on `surface` (every kept selection shown)."""
-        return await self.inbox.reads.current_prompt(record, surface)
-
     async def selection_changed(self, event: SelectionChanged) -> InboundReply:
         async with self.inbox.broker.lock(event.question_id):
             record = await self.inbox.open_for(event.question_id, event.surface)
@@ -70,7 +65,7 @@ class NativeTaps:
                 log.info("selection_refused", question_id=record.id, surface=event.surface)
                 return InboundReply(handled=True, question_id=record.id,
                                     text=self.inbox.not_yours(self._locale(record, event.surface)),
-                                    prompt=await self.prompt(record, event.surface))
+                                    prompt=await self.inbox.reads.current_prompt(record, event.surface))
             questions = record.request.questions
             question = questions[event.question] if 0 <= event.question < len(questions) else None
             if question is None or not all(0 <= i < len(question.options)
@@ -84,7 +79,7 @@ class NativeTaps:
             log.info("selection_changed", question_id=record.id, surface=event.surface,
                      chosen=len(after))
             return InboundReply(handled=True, accepted=True, question_id=record.id,
-                                prompt=await self.prompt(record, event.surface))
+                                prompt=await self.inbox.reads.current_prompt(record, event.surface))
 
     async def submit_pressed(self, event: SubmitPressed) -> InboundReply:
         async with self.inbox.broker.lock(event.question_id):
@@ -124,5 +119,5 @@ class NativeTaps:
         return InboundReply(handled=True, accepted=True, question_id=record.id,
                             text=tr(self._locale(record, event.surface),
                                     "Kept. Now answer {header}.", header=missing.header),
-                            prompt=await self.prompt(record, event.surface))
+                            prompt=await self.inbox.reads.current_prompt(record, event.surface))
 

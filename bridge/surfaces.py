@@ -42,24 +42,27 @@ class Surfaces:
         agent = self.agents.get(record.agent)
         return agent is not None and bool(agent.remind_after or agent.escalation)
 
+    def _capabilities(self, surface: SurfaceId | None) -> Capabilities | None:
+        """What the surface's adapter says of it; None without a surface or an adapter."""
+        adapter = self.adapter_for(surface) if surface else None
+        return adapter.capabilities(surface) if adapter and surface else None
+
+    def _locale(self, agent: str, caps: Capabilities | None) -> str:
+        if caps is not None and caps.locale:
+            return caps.locale
+        config = self.agents.get(agent)
+        return config.locale if config is not None else DEFAULT_LOCALE
+
     def locale_for(self, agent: str, surface: SurfaceId | None) -> str:
         """The language of a surface: its own config's (reported by its adapter as
         `Capabilities.locale`), else the agent's, else English."""
-        adapter = self.adapter_for(surface) if surface else None
-        own = adapter.capabilities(surface).locale if adapter and surface else None
-        if own:
-            return own
-        config = self.agents.get(agent)
-        return config.locale if config is not None else DEFAULT_LOCALE
+        return self._locale(agent, self._capabilities(surface))
 
     def prompt(self, record: QuestionRecord, surface: SurfaceId | None,
                partial: Mapping[str, list[str]] | None = None) -> Prompt:
         """The prompt as `surface` shows it: native or text by its adapter's capabilities, in
         its locale, with `partial` answers (kept selections) shown. Without a surface: the
         agent's language and plain buttons (the web UI's own rendering)."""
-        adapter = self.adapter_for(surface) if surface else None
-        if surface is None:
-            caps: Capabilities | bool = Capabilities(buttons=True)
-        else:
-            caps = adapter.capabilities(surface) if adapter else False
-        return build_prompt(asked(record), caps, self.locale_for(record.agent, surface), partial)
+        caps = self._capabilities(surface)
+        shown = caps or Capabilities(buttons=surface is None)
+        return build_prompt(asked(record), shown, self._locale(record.agent, caps), partial)

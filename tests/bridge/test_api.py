@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -127,12 +128,7 @@ async def test_duplicate_answers_have_one_winner(tmp_path: Path) -> None:
 
 async def test_blocking_ask_cancels_when_the_client_goes_away(tmp_path: Path) -> None:
     async with running(make_config(tmp_path)) as r:
-        async with httpx.AsyncClient(base_url=r.url, trust_env=False) as http:
-            call = asyncio.create_task(http.post("/v1/sessions/main/ask", json=DEPLOY,
-                                                 headers=AUTH, timeout=None))
-            pending = await until(lambda: r.bridge.store.pending_questions())
-            call.cancel()
-        qid = pending[0].id
+        qid = await _leave_a_blocking_ask(r)
         record = await until(lambda: _ended(r, qid))
         assert record.reason == "cancelled"
 
@@ -142,12 +138,7 @@ async def test_a_client_leaving_a_blocking_ask_is_one_log_line_not_a_traceback(
     """`askbridge ask` interrupted, an MCP stdio call cancelled: the HTTP client goes away."""
     with capture_logs() as logs:
         async with running(make_config(tmp_path)) as r:
-            async with httpx.AsyncClient(base_url=r.url, trust_env=False) as http:
-                call = asyncio.create_task(http.post("/v1/sessions/main/ask", json=DEPLOY,
-                                                     headers=AUTH, timeout=None))
-                pending = await until(lambda: r.bridge.store.pending_questions())
-                call.cancel()
-            qid = pending[0].id
+            qid = await _leave_a_blocking_ask(r)
             await until(lambda: _ended(r, qid))
             await until(lambda: [e for e in logs if e["event"] == "ask_abandoned"])
     abandoned = [e for e in logs if e["event"] == "ask_abandoned"]
@@ -155,6 +146,16 @@ async def test_a_client_leaving_a_blocking_ask_is_one_log_line_not_a_traceback(
                           "reason": "client_disconnected", "status": "no_answer"}]
     assert not [rec for rec in caplog.records if rec.levelno >= logging.ERROR], caplog.text
     assert "CancelledError" not in caplog.text and "Traceback" not in caplog.text
+
+
+async def _leave_a_blocking_ask(r: Any) -> str:
+    """Ask and block, then go away once the question is pending: its id."""
+    async with httpx.AsyncClient(base_url=r.url, trust_env=False) as http:
+        call = asyncio.create_task(http.post("/v1/sessions/main/ask", json=DEPLOY,
+                                             headers=AUTH, timeout=None))
+        pending = await until(lambda: r.bridge.store.pending_questions())
+        call.cancel()
+    return str(pending[0].id)
 
 
 async def _ended(r: object, qid: str) -> object:
