@@ -46,6 +46,7 @@ class PostgresStore(SqlStore):
     """A connection pool; the database itself serializes what must be exactly once."""
 
     shared = True
+    dialect = "postgres"
 
     def __init__(self, url: str, min_size: int = 1, max_size: int = 10) -> None:
         self.url = url
@@ -94,6 +95,12 @@ class PostgresStore(SqlStore):
 
     def _notice(self, event: str, question_id: QuestionId) -> Step:
         return Step("SELECT pg_notify(?, ?)", (CHANNEL, f"{event}:{question_id}"))
+
+    def _told(self, step: Step, notice: Step) -> Step:
+        """The change and its NOTIFY in one autocommitted statement: the NOTIFY is sent once
+        per changed row and only on commit, as from a transaction, in one round trip."""
+        return Step(f"WITH changed AS ({step.sql} RETURNING 1) {notice.sql} FROM changed",
+                    (*step.args, *notice.args))
 
     async def listen(self, handler: ChangeHandler) -> None:
         """LISTEN on a connection of its own; NOTIFY arrives once the writer commits."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from importlib import resources
@@ -37,18 +38,32 @@ def opened(handle: T | None) -> T:
     return handle
 
 
-def migrations() -> list[tuple[int, str]]:
-    """Numbered SQL migrations shipped in `bridge/store/migrations/NNNN_name.sql`."""
+def migrations(dialect: str) -> list[tuple[int, str]]:
+    """Numbered SQL migrations shipped in `bridge/store/migrations/`: `NNNN_name.sql` for every
+    backend, `NNNN_name.<dialect>.sql` for one (`sqlite`, `postgres`)."""
     found = []
     for entry in resources.files("bridge.store.migrations").iterdir():
-        if entry.name.endswith(".sql"):
+        parts = entry.name.split(".")
+        if parts[-1] == "sql" and (len(parts) == 2 or parts[1:-1] == [dialect]):
             found.append((int(entry.name.split("_", 1)[0]), entry.read_text(encoding="utf-8")))
     return sorted(found)
 
 
 def statements(sql: str) -> list[str]:
+    """The statements of a migration; a trigger's or a function's body (`BEGIN … END;`,
+    `$$ … $$`) stays whole."""
     lines = [ln for ln in sql.splitlines() if not ln.strip().startswith("--")]
-    return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]
+    found: list[str] = []
+    pending = ""
+    for piece in "\n".join(lines).split(";"):
+        pending += piece + ";"
+        if pending.count("$$") % 2 == 0 and sqlite3.complete_statement(pending):
+            if pending.strip(" \n;"):
+                found.append(pending.strip()[:-1].strip())
+            pending = ""
+    if pending.strip(" \n;"):
+        found.append(pending.strip(" \n;"))
+    return found
 
 
 class SqlStore(AdapterStateQueries, ReachQueries, OutboxQueries):
@@ -57,6 +72,8 @@ class SqlStore(AdapterStateQueries, ReachQueries, OutboxQueries):
 
     shared = False
     """Whether other processes write to the same database (replicas)."""
+    dialect = "sql"
+    """Which `NNNN_name.<dialect>.sql` migrations are this backend's own."""
 
     def _tx(self) -> AbstractAsyncContextManager[Executor]:
         """A write transaction (serialized against other writers)."""
@@ -86,16 +103,23 @@ class SqlStore(AdapterStateQueries, ReachQueries, OutboxQueries):
         if (notice := self._notice(event, question_id)) is not None:
             await run(db, notice)
 
+    def _told(self, step: Step, notice: Step) -> Step | None:
+        """`step` and its `notice` as one statement, where the backend can say both at once."""
+        return None
+
     async def _write(self, write: Write) -> int:
         """Run `write` as one transaction; the rows its first statement changed.
 
-        A lone statement with nothing to tell needs no BEGIN/COMMIT of its own: one round trip
-        (SQLite: one hop to aiosqlite's thread) instead of three.
+        A lone statement (with its notice folded in, where the backend can) needs no
+        BEGIN/COMMIT of its own: one round trip (SQLite: one hop to aiosqlite's thread)
+        instead of three or more.
         """
         notice = self._notice(*write.event) if write.event else None
-        if not write.then and not write.first.many and notice is None:
-            async with self._alone() as db:
-                return await run(db, write.first)
+        if not write.then and not write.first.many:
+            lone = write.first if notice is None else self._told(write.first, notice)
+            if lone is not None:
+                async with self._alone() as db:
+                    return await run(db, lone)
         async with self._tx() as db:
             changed = await run(db, write.first)
             if changed:
@@ -122,7 +146,7 @@ class SqlStore(AdapterStateQueries, ReachQueries, OutboxQueries):
             # Every migration not applied yet, not only those above the highest: branches that
             # land together may number theirs out of order.
             applied = {int(r[0]) for r in await db.rows("SELECT version FROM schema_version")}
-            for version, sql in migrations():
+            for version, sql in migrations(self.dialect):
                 if version not in applied:
                     for statement in statements(sql):
                         await db.execute(statement)

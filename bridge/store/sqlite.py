@@ -37,6 +37,8 @@ class SqliteStore(SqlStore):
     (one hop), a write of several runs between BEGIN IMMEDIATE and COMMIT.
     """
 
+    dialect = "sqlite"
+
     def __init__(self, path: str) -> None:
         self.path = path
         self._db: aiosqlite.Connection | None = None

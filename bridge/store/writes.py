@@ -64,27 +64,24 @@ QUESTION_COLUMNS = (
     "id, agent, session, request, status, reason, result, answered_surface, answered_user, "
     "summary, created_at, expires_at, resolved_at"
 )
-INSERT_QUESTION = (
-    f"INSERT INTO questions ({QUESTION_COLUMNS}) "
-    "VALUES (?, ?, ?, ?, 'pending', NULL, NULL, NULL, NULL, NULL, ?, ?, NULL)")
+INSERT_ASK = (
+    "INSERT INTO asks (id, agent, session, request, created_at, expires_at, surfaces, timers) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
 
 
 def create_question(
     record: QuestionRecord, surfaces: Sequence[SurfaceId], timers: Sequence[TimerRecord]
 ) -> Write:
-    """The question, a `sending` delivery per surface and its timers."""
-    deliveries = Step(
-        "INSERT INTO deliveries (question_id, surface, position, state, updated_at) "
-        "VALUES (?, ?, ?, 'sending', ?)",
-        [(record.id, s, i, record.created_at) for i, s in enumerate(surfaces)], many=True)
-    timer_rows = Step(
-        "INSERT INTO timers (question_id, kind, seq, due_at) VALUES (?, ?, ?, ?)",
-        [(t.question_id, t.kind, t.seq, t.due_at) for t in timers], many=True)
+    """The question, a `sending` delivery per surface and its timers: one statement, which the
+    `asks` view's trigger (migration 0006) spreads over the three tables."""
+    if any(t.question_id != record.id for t in timers):
+        raise ValueError("every timer written with a question must be that question's")
     return Write(
-        Step(INSERT_QUESTION, (record.id, record.agent, record.session,
-                               record.request.model_dump_json(by_alias=True), record.created_at,
-                               record.expires_at)),
-        tuple(s for s in (deliveries, timer_rows) if s.args), ("created", record.id))
+        Step(INSERT_ASK, (record.id, record.agent, record.session,
+                          record.request.model_dump_json(by_alias=True), record.created_at,
+                          record.expires_at, json.dumps(list(surfaces)),
+                          json.dumps([[t.kind, t.seq, t.due_at] for t in timers]))),
+        event=("created", record.id))
 
 
 def set_delivery(

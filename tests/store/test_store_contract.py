@@ -22,7 +22,7 @@ from bridge.store import (
 from bridge.store.postgres import PostgresStore
 from bridge.store.records import OutboxEvent, TimerRecord
 from bridge.validation import parse_ask_request
-from tests.harness import until
+from tests.harness import stays, until
 from tests.pg import scratch_database, server_url
 
 REQUEST = parse_ask_request({"questions": [{
@@ -66,7 +66,8 @@ async def test_create_and_read_back(store: Store) -> None:
     await store.create_question(record("q1"), SURFACES)
     got = await store.get_question(QuestionId("q1"))
     assert got is not None and got.pending and got.request == REQUEST
-    assert [d.state for d in await store.deliveries(QuestionId("q1"))] == ["sending", "sending"]
+    assert [(d.surface, d.state) for d in await store.deliveries(QuestionId("q1"))] == [
+        ("web", "sending"), ("telegram:1", "sending")]  # in the order given
 
 
 async def test_one_pending_per_session(store: Store) -> None:
@@ -177,6 +178,33 @@ async def test_exactly_one_leader_and_takeover_when_it_goes(store: Store) -> Non
     finally:
         await other.close()
         await store.open()
+
+
+async def test_other_processes_hear_each_change_once_and_nothing_of_a_lost_one(
+    store: Store,
+) -> None:
+    if not isinstance(store, PostgresStore):
+        return  # one process: nobody else to tell
+    other = PostgresStore(store.url)
+    await other.open()
+    heard: list[tuple[str, QuestionId]] = []
+    await other.listen(lambda event, qid: heard.append((event, qid)))
+    try:
+        q1 = QuestionId("q1")
+        await store.create_question(record("q1"), SURFACES)
+        await store.set_delivery(q1, SurfaceId("web"), "delivered", MessageRef("m1"))
+        assert await store.resolve(q1, answered("Staging"))
+        assert not await store.resolve(q1, answered("Production"))  # lost: nothing to tell
+        await store.create_question(record("q2"), SURFACES)  # q1 ended: the session is free
+        with pytest.raises(PendingConflict):  # refused: nothing to tell
+            await store.create_question(record("q3"), SURFACES)
+        expected = [("created", q1), ("delivery", q1), ("resolved", q1),
+                    ("created", QuestionId("q2"))]
+        await until(lambda: len(heard) >= len(expected), timeout=5)
+        await stays(lambda: len(heard) == len(expected), 0.3)
+        assert heard == expected
+    finally:
+        await other.close()
 
 
 async def test_deliveries_of_many_questions_in_one_read(store: Store) -> None:
