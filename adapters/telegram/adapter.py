@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import structlog
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
-from telegram import Bot, Message, ReplyParameters, Update
+from telegram import Bot, ReplyParameters, Update
 from telegram.error import BadRequest, InvalidToken, NetworkError
 from telegram.ext import (
     Application,
@@ -23,7 +24,7 @@ from telegram.ext import (
 
 from adapters.telegram import inbound, render, webhook
 from adapters.telegram.bindings import Bindings
-from adapters.telegram.calls import Caller, explain, whoami
+from adapters.telegram.calls import Caller, api, explain, whoami
 from adapters.telegram.config import TelegramConfig
 from adapters.telegram.ids import chat_of, message_ref, parse_ref
 from adapters.telegram.taps import Taps
@@ -120,30 +121,30 @@ class TelegramAdapter:
         messages = render.prompt(prompt)
         buttons = messages[-1][1] is not None
         try:
-            message = await self._send_all(bot, chat, thread, messages)
+            message_id = await self.send(bot, chat, thread, messages)
         except BadRequest as exc:
             if not buttons:
                 raise DeliveryError(explain(exc, self.config.token_env)) from exc
             log.warning("telegram_buttons_refused", question_id=prompt.question_id,
                         surface=surface, error=exc.message)
             try:  # the numbered text, answerable by replies, in full
-                message = await self._send_all(bot, chat, thread,
-                                               [(p, None) for p in render.plain(prompt.text)])
+                message_id = await self.send(bot, chat, thread,
+                                                  [(p, None) for p in render.plain(prompt.text)])
             except BadRequest as again:
                 raise DeliveryError(explain(again, self.config.token_env)) from again
         log.debug("telegram_sent", question_id=prompt.question_id, surface=surface,
-                 message_id=message.message_id, buttons=buttons, messages=len(messages))
-        return message_ref(chat, message.message_id)
+                  message_id=message_id, buttons=buttons, messages=len(messages))
+        return message_ref(chat, message_id)
 
     async def remind(self, delivery: Delivery, reminder: Reminder) -> MessageRef | None:
         """A new message replying to the prompt (sent even if the prompt was deleted)."""
         chat, thread = chat_of(delivery.surface)
         to = ReplyParameters(parse_ref(delivery.message_ref)[1],
                              allow_sending_without_reply=True) if delivery.message_ref else None
-        sent = await self._send_all(self.bot(), chat, thread,
+        sent = await self.send(self.bot(), chat, thread,
                                     [(p, None) for p in render.plain(reminder.text)],
                                     reply_parameters=to)
-        return message_ref(chat, sent.message_id)
+        return message_ref(chat, sent)
 
     async def finalize(self, delivery: Delivery, final: Finalization) -> None:
         self.bindings.forget(delivery.question_id)
@@ -154,8 +155,8 @@ class TelegramAdapter:
         chat, message_id = parse_ref(delivery.message_ref)
         text = render.final(final)
         try:  # editing the text without reply_markup also removes the keyboard
-            await self.call("editMessageText", lambda: bot.edit_message_text(
-                text, chat_id=chat, message_id=message_id))
+            await self.call("editMessageText", lambda: api(
+                bot, "editMessageText", chat_id=chat, message_id=message_id, text=text))
         except BadRequest as exc:
             if "not modified" in exc.message.lower():
                 return
@@ -242,19 +243,16 @@ class TelegramAdapter:
         bot: Bot = self._app.bot
         return bot
 
-    async def send(self, bot: Bot, chat: int | str, thread: int | None, text: str,
-                    markup: Any, **extra: Any) -> Message:
-        return await self.call("sendMessage", lambda: bot.send_message(
-            chat, text, reply_markup=markup, message_thread_id=thread, **extra))
-
-    async def _send_all(self, bot: Bot, chat: int | str, thread: int | None,
-                        messages: list[render.Message], **extra: Any) -> Message:
-        """Each message in order (`extra` on the first); the last one sent, which holds the
-        keyboard and is the one a reply, a tap or finalization refers to."""
-        sent: Message | None = None
+    async def send(self, bot: Bot, chat: int | str, thread: int | None,
+                   messages: Sequence[tuple[str, object]], **extra: Any) -> int:
+        """Each message (text, reply markup) in order, `extra` on the first; the id of the last
+        one, which holds the keyboard and is the one a reply, a tap or finalization refers to."""
+        sent = 0
         for n, (text, markup) in enumerate(messages):
-            sent = await self.send(bot, chat, thread, text, markup, **(extra if n == 0 else {}))
-        assert sent is not None, "render never returns no message"
+            reply = await self.call("sendMessage", partial(
+                api, bot, "sendMessage", chat_id=chat, text=text, reply_markup=markup,
+                message_thread_id=thread, **(extra if n == 0 else {})))
+            sent = int(reply["message_id"])
         return sent
 
     # inbound -----------------------------------------------------------------------------
@@ -283,12 +281,12 @@ class TelegramAdapter:
 
     async def _reply(self, said: inbound.Said, reply: InboundReply) -> None:
         if reply.handled and reply.text:
-            sent = await self._send_all(self.bot(), said.where.chat_id, said.where.thread_id,
+            sent = await self.send(self.bot(), said.where.chat_id, said.where.thread_id,
                                         [(p, None) for p in render.plain(reply.text)],
                                         reply_parameters=ReplyParameters(
                                             said.message_id, allow_sending_without_reply=True))
             if reply.question_id and not reply.ended:  # "Still needed …": a reply to it counts
-                await self.bindings.bind((said.where.chat_id, sent.message_id), reply.question_id)
+                await self.bindings.bind((said.where.chat_id, sent), reply.question_id)
 
     async def _on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         error = context.error

@@ -11,9 +11,9 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup
-
 from adapters.telegram.ids import CALLBACK_PREFIX, callback_data
+from adapters.telegram.keyboards import Button, Keyboard, button
+from adapters.telegram.keyboards import keyboard as rows_of
 from bridge import NativePrompt, NativeQuestion, Prompt, QuestionId, tr
 
 _NATIVE = re.compile(rf"^{CALLBACK_PREFIX}:(q_[a-z0-9]{{1,40}}):(?:([tgo])(\d)(?:\.(\d))?|(d))$")
@@ -54,28 +54,24 @@ def _caption(question: NativeQuestion, index: int, label: str) -> str:
     return f"{PICKED} {label}" if on else label
 
 
-def keyboard(prompt: Prompt, step: int) -> InlineKeyboardMarkup:
+def keyboard(prompt: Prompt, step: int) -> Keyboard:
     """One question's options as toggles (multiSelect) or choices; then the walk and controls."""
     native = _native(prompt)
     step = max(0, min(step, len(native.questions) - 1))
     question, controls = native.questions[step], native.controls
-    rows = [[InlineKeyboardButton(_caption(question, b.action, b.label),
-                                  callback_data=_data(prompt, f"t{step}.{b.action}"))]
+    rows = [[button(_caption(question, b.action, b.label), _data(prompt, f"t{step}.{b.action}"))]
             for b in question.options if isinstance(b.action, int)]
-    walk: list[InlineKeyboardButton] = []
+    walk: list[Button] = []
     if step > 0:
-        walk.append(InlineKeyboardButton(f"‹ {controls.back}",
-                                         callback_data=_data(prompt, f"g{step - 1}")))
+        walk.append(button(f"‹ {controls.back}", _data(prompt, f"g{step - 1}")))
     if step < len(native.questions) - 1:
-        walk.append(InlineKeyboardButton(f"{controls.next} ›",
-                                         callback_data=_data(prompt, f"g{step + 1}")))
+        walk.append(button(f"{controls.next} ›", _data(prompt, f"g{step + 1}")))
     else:
-        walk.append(InlineKeyboardButton(controls.done, callback_data=_data(prompt, "d")))
+        walk.append(button(controls.done, _data(prompt, "d")))
     rows.append(walk)
-    rows.append([InlineKeyboardButton(controls.other, callback_data=_data(prompt, f"o{step}")),
-                 InlineKeyboardButton(controls.skip,
-                                      callback_data=callback_data(prompt.question_id, "skip"))])
-    return InlineKeyboardMarkup(rows)
+    rows.append([button(controls.other, _data(prompt, f"o{step}")),
+                 button(controls.skip, callback_data(prompt.question_id, "skip"))])
+    return rows_of(rows)
 
 
 def _native(prompt: Prompt) -> NativePrompt:

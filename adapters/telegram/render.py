@@ -2,31 +2,31 @@
 
 from __future__ import annotations
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, MessageEntity, User
+from telegram import MessageEntity, User
 
 from adapters.telegram import native
 from adapters.telegram.ids import callback_data
+from adapters.telegram.keyboards import Keyboard, button
+from adapters.telegram.keyboards import keyboard as rows_of
 from bridge import DEFAULT_LOCALE, Finalization, Prompt, split_text, status_room, time_of_day, tr
 
 MAX_TEXT = 4096
 """Telegram's message length limit; text is sent without parse_mode, so nothing needs escaping."""
-Message = tuple[str, InlineKeyboardMarkup | None]
+Message = tuple[str, Keyboard | None]
 """One message to send: its text and the keyboard under it."""
 
 
-def keyboard(prompt: Prompt) -> InlineKeyboardMarkup | None:
+def keyboard(prompt: Prompt) -> Keyboard | None:
     """One row per option (labels may be 64 chars), then `Other…` and `Skip` side by side."""
     if not prompt.buttons:
         return None
     options = [b for b in prompt.buttons if isinstance(b.action, int)]
     extras = [b for b in prompt.buttons if not isinstance(b.action, int)]
-    rows = [[InlineKeyboardButton(b.label, callback_data=callback_data(prompt.question_id,
-                                                                        b.action))]
-            for b in options]
+    rows = [[button(b.label, callback_data(prompt.question_id, b.action))] for b in options]
     if extras:
-        rows.append([InlineKeyboardButton(b.label, callback_data=callback_data(
-            prompt.question_id, b.action)) for b in extras])
-    return InlineKeyboardMarkup(rows)
+        rows.append([button(b.label, callback_data(prompt.question_id, b.action))
+                     for b in extras])
+    return rows_of(rows)
 
 
 def _expiry(prompt: Prompt) -> str:
@@ -50,7 +50,7 @@ def _parts(text: str, prompt: Prompt) -> list[str]:
 def prompt(prompt: Prompt, step: int = 0) -> list[Message]:
     """The messages to send, in order: a long text in several, the keyboard under the last one
     (the message a tap edits and finalization ends)."""
-    markup: InlineKeyboardMarkup | None
+    markup: Keyboard | None
     if prompt.native is not None:
         text, markup = native.text(prompt, step), native.keyboard(prompt, step)
     else:

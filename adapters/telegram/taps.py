@@ -11,6 +11,7 @@ from telegram.error import BadRequest
 from telegram.ext import ContextTypes
 
 from adapters.telegram import inbound, native, render
+from adapters.telegram.calls import api
 from bridge import (
     AnswerSubmitted,
     ButtonPressed,
@@ -99,9 +100,9 @@ class Taps:
         """Edit the prompt's text and keyboard in place to `step` with the current selections."""
         bot, (chat, message_id) = self.adapter.bot(), message
         try:
-            await self.adapter.call("editMessageText", lambda: bot.edit_message_text(
-                native.text(prompt, step), chat_id=chat, message_id=message_id,
-                reply_markup=native.keyboard(prompt, step)))
+            await self.adapter.call("editMessageText", lambda: api(
+                bot, "editMessageText", chat_id=chat, message_id=message_id,
+                text=native.text(prompt, step), reply_markup=native.keyboard(prompt, step)))
         except BadRequest as exc:
             if "not modified" not in exc.message.lower():
                 log.warning("telegram_edit_refused", question_id=prompt.question_id,
@@ -117,12 +118,12 @@ class Taps:
         person = update.effective_user if where.chat_type != inbound.PRIVATE else None
         step = native_step[1] if native_step else 0
         text, entities = render.free_text_request(prompt, person, step)
-        message = await self.adapter.send(
-            self.adapter.bot(), where.chat_id, where.thread_id, text,
-            ForceReply(selective=True, input_field_placeholder=tr(
-                prompt.locale if prompt else self.adapter.locale, "Your answer")),
+        message_id = await self.adapter.send(
+            self.adapter.bot(), where.chat_id, where.thread_id,
+            [(text, ForceReply(selective=True, input_field_placeholder=tr(
+                prompt.locale if prompt else self.adapter.locale, "Your answer")))],
             entities=entities)
-        key = (where.chat_id, message.message_id)
+        key = (where.chat_id, message_id)
         if native_step and native_step[0] and prompt and step < len(prompt.questions):
             self.own_words[key] = OwnWords(question_id, prompt.questions[step].id,
                                            (where.chat_id, native_step[0]), step)

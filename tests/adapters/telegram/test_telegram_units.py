@@ -37,7 +37,7 @@ def prompt(buttons: bool = True) -> Prompt:
 def test_callback_data_fits_and_round_trips() -> None:
     markup = render.keyboard(prompt())
     assert markup is not None
-    datas = [b.callback_data for row in markup.inline_keyboard for b in row]
+    datas = [b["callback_data"] for row in markup["inline_keyboard"] for b in row]
     assert datas == [f"ab:{QID}:0", f"ab:{QID}:1", f"ab:{QID}:o", f"ab:{QID}:s"]
     assert all(isinstance(d, str) and len(d.encode()) <= 64 for d in datas)
     assert [inbound.parse_callback(str(d)) for d in datas] == [
