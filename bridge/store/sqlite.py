@@ -34,7 +34,10 @@ class SqliteStore(SqlStore):
     """WAL keeps readers off the writer's back; an asyncio lock keeps transactions whole.
 
     Every statement is a hop to aiosqlite's thread: a lone statement runs in autocommit mode
-    (one hop), a write of several runs between BEGIN IMMEDIATE and COMMIT.
+    (one hop), a write of several runs between BEGIN IMMEDIATE and COMMIT. Lone statements do
+    not wait for one another (aiosqlite's thread runs them back to back, in the order sent);
+    a transaction waits until those already sent are done, and those sent while it is open
+    wait for it, so none joins it by accident on the one connection.
     """
 
     dialect = "sqlite"
@@ -43,6 +46,11 @@ class SqliteStore(SqlStore):
         self.path = path
         self._db: aiosqlite.Connection | None = None
         self._lock = asyncio.Lock()
+        """Held by a transaction from before its BEGIN until after its COMMIT."""
+        self._lone = 0
+        """Lone statements sent and not yet answered."""
+        self._quiet = asyncio.Event()
+        self._quiet.set()
 
     @property
     def db(self) -> aiosqlite.Connection:
@@ -65,6 +73,8 @@ class SqliteStore(SqlStore):
     @asynccontextmanager
     async def _tx(self) -> AsyncIterator[_SqliteExecutor]:
         async with self._lock:
+            while self._lone:
+                await self._quiet.wait()
             await self.db.execute("BEGIN IMMEDIATE")
             try:
                 yield _SqliteExecutor(self.db)
@@ -75,10 +85,17 @@ class SqliteStore(SqlStore):
 
     @asynccontextmanager
     async def _alone(self) -> AsyncIterator[_SqliteExecutor]:
-        # The lock still: on the one connection, a statement sent while another coroutine's
-        # transaction is open would join (and roll back with) that transaction.
-        async with self._lock:
+        if self._lock.locked():  # a transaction is open or about to be: after it
+            async with self._lock:
+                pass
+        self._lone += 1  # no await since the check: a transaction now waits for this one
+        self._quiet.clear()
+        try:
             yield _SqliteExecutor(self.db)
+        finally:
+            self._lone -= 1
+            if not self._lone:
+                self._quiet.set()
 
     @asynccontextmanager
     async def _read(self) -> AsyncIterator[_SqliteExecutor]:

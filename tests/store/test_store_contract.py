@@ -21,6 +21,7 @@ from bridge.store import (
 )
 from bridge.store.postgres import PostgresStore
 from bridge.store.records import OutboxEvent, TimerRecord
+from bridge.store.sql import SqlStore
 from bridge.validation import parse_ask_request
 from tests.harness import stays, until
 from tests.pg import scratch_database, server_url
@@ -129,6 +130,34 @@ async def test_a_write_failing_halfway_leaves_nothing_and_lone_writes_meanwhile_
     web = (await store.deliveries(QuestionId("q1")))[0]
     assert (web.state, web.message_ref) == ("delivered", "m1")
     assert not await store.claim_finalization(QuestionId("q1"), SurfaceId("telegram:1"), 60_000)
+
+
+async def test_a_transaction_stays_whole_while_lone_writes_come_and_go(store: Store) -> None:
+    """Lone writes run side by side (on SQLite, back to back on one connection); one sent while
+    a transaction is open neither joins it nor is rolled back with it."""
+    assert isinstance(store, SqlStore)
+    await store.create_question(record("q1"), SURFACES)
+    opened = asyncio.Event()
+
+    async def doomed() -> None:
+        async with store._tx() as db:
+            await db.execute("UPDATE deliveries SET error = 'doomed' WHERE question_id = ?",
+                             ("q1",))
+            opened.set()
+            await asyncio.sleep(0.1)  # the lone writes below are sent meanwhile
+            raise RuntimeError("halfway")
+
+    task = asyncio.create_task(doomed())
+    await opened.wait()
+    outcomes = await asyncio.gather(
+        task, store.set_delivery(QuestionId("q1"), SurfaceId("web"), "delivered", MessageRef("m1")),
+        *(store.claim_finalization(QuestionId("q1"), SurfaceId("telegram:1"), 60_000)
+          for _ in range(3)), return_exceptions=True)
+    assert isinstance(outcomes[0], RuntimeError)
+    assert outcomes[2:].count(True) == 1  # side by side, and still claimed once
+    web, telegram = await store.deliveries(QuestionId("q1"))
+    assert (web.state, web.message_ref, web.error) == ("delivered", "m1", None)
+    assert telegram.error is None
 
 
 async def test_partial_answers_kept_until_resolution(store: Store) -> None:
