@@ -7,6 +7,7 @@ import re
 from collections.abc import Collection, Sequence
 from typing import Any
 
+import aiohttp
 import structlog
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.adapter.starlette.async_handler import AsyncSlackRequestHandler
@@ -97,6 +98,9 @@ class SlackAdapter:
 
     async def start(self, sink: InboundSink, queries: Queries) -> None:
         self.sink, self.queries = sink, queries
+        # One connection pool for every Web API call: without a session of its own the SDK
+        # opens (and closes) a connection for each call.
+        self.client.session = aiohttp.ClientSession()
 
     async def connect(self) -> None:
         """Leader only (LongConnection): open the Socket Mode websocket (socket mode)."""
@@ -139,6 +143,9 @@ class SlackAdapter:
     async def stop(self) -> None:
         await self.disconnect()
         self.sink = None
+        session, self.client.session = self.client.session, None
+        if session is not None:
+            await session.close()
 
     async def check(self) -> str:
         """auth.test with the bot token (and, in Socket Mode, apps.connections.open)."""

@@ -61,7 +61,10 @@ class WebhookAdapter:
         self._sink: InboundSink | None = None
         self._fresh = {name: Freshness(c.replay_window_seconds, c.require_timestamp)
                        for name, c in channels.items()}
-        self._http = httpx.AsyncClient(transport=transport, trust_env=False)
+        # Every connection it opens is kept for reuse (httpx keeps 20 of at most 100 by
+        # default, so a burst of prompts would open and close connections by the dozen).
+        self._http = httpx.AsyncClient(transport=transport, trust_env=False, limits=httpx.Limits(
+            max_connections=100, max_keepalive_connections=100))
 
     def capabilities(self, surface: SurfaceId) -> Capabilities:
         channel = self.channels.get(target_of(surface)[0])
