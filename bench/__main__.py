@@ -131,7 +131,9 @@ async def with_bare(args: argparse.Namespace, only: set[str], report: Report, tm
     if "fanout" in only:
         fanout_rows(report, await run_fanout(http, ctl, tmp, bare.app.bot, n=args.fanout_asks,
                                              rounds=args.fanout_rounds,
-                                             concurrency=args.concurrency), single)
+                                             concurrency=args.concurrency,
+                                             profile=args.profile / "fanout" if args.profile
+                                             else None), single)
     if "replicas" in only:
         replica_rows(report, await run_replicas(http, ctl, tmp, n=args.replica_asks,
                                                 rounds=args.replica_rounds,

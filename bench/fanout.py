@@ -69,8 +69,8 @@ async def bare_sends(http: aiohttp.ClientSession, fake_url: str, bot: Any, n: in
 
 
 async def run_fanout(http: aiohttp.ClientSession, fake: Fake, tmp: Path, bot: Any, *, n: int,
-                     rounds: int, concurrency: int) -> dict[str, Any]:
-    proc = askbridge_proc(tmp, fake.url, TOKENS["fanout"], "fanout", surfaces=SURFACES,
+                     rounds: int, concurrency: int, profile: Path | None = None) -> dict[str, Any]:
+    proc = askbridge_proc(tmp, fake.url, TOKENS["fanout"], "fanout", profile, surfaces=SURFACES,
                           extra=extra_toml(fake.url), web=True)
     await proc.spawn()
     first, last = Samples("fanout_first"), Samples("fanout_last")

@@ -137,7 +137,8 @@ class Reach:
         reminder = Reminder(prompt=prompt, text=reminder_text(prompt), number=number)
         self.in_flight[surface] = self.in_flight.get(surface, 0) + 1
         try:
-            async with asyncio.timeout(self.broker.delivery_timeout):
+            async with (self.broker.outbound.turn(surface),
+                        asyncio.timeout(self.broker.delivery_timeout)):
                 posted = await adapter.remind(Delivery(record.id, surface, ref), reminder)
             await self.store.note_reminder(record.id, surface, posted)
         except (DeliveryError, TimeoutError) as exc:

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from bridge import QuestionId, TextReceived
 from bridge.errors import Conflict, Forbidden, NotFound
+from bridge.outbound import CALLS_PER_PLATFORM
 from tests.bridge.core import DEPLOY, PERSON, SMS, Core, request, started
 from tests.fakes.gateway import gateway
-from tests.harness import WEBHOOK_SECRET, until
+from tests.harness import WEBHOOK_SECRET, stays, until
 
 
 async def test_an_ask_is_delivered_and_a_text_answer_resolves_it(core: Core) -> None:
@@ -86,3 +89,18 @@ async def test_a_deadline_passed_while_down_expires_it_at_start(tmp_path: Path) 
 async def test_get_of_an_unknown_question_says_there_is_none(core: Core) -> None:
     with pytest.raises(NotFound, match="There is no question 'q_nope'"):
         await core.broker.get(QuestionId("q_nope"))
+
+
+async def test_calls_to_one_platform_take_turns_and_every_prompt_arrives(core: Core) -> None:
+    core.gateway.hold = asyncio.Event()  # the gateway answers nothing until told
+    records = [await core.broker.ask("assistant", f"s{i}", request(DEPLOY)) for i in range(10)]
+    await until(lambda: core.gateway.in_flight == CALLS_PER_PLATFORM)
+    await stays(lambda: core.gateway.in_flight == CALLS_PER_PLATFORM, 0.3)  # the rest wait
+
+    core.gateway.hold.set()
+
+    await until(lambda: len(core.gateway.prompts()) == len(records))
+    assert core.gateway.most_in_flight == CALLS_PER_PLATFORM
+    assert sorted(p["questionId"] for p in core.gateway.prompts()) == sorted(r.id for r in records)
+    for record in records:
+        await until(partial(core.delivered, record.id))

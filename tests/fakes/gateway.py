@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -21,6 +22,10 @@ class Gateway:
     bad_signatures: int = 0
     fail_next: list[int] = field(default_factory=list)
     """HTTP statuses to answer the next posts with, in order (then 200 again)."""
+    hold: asyncio.Event | None = None
+    """When set to an event, every post waits for it before it is answered."""
+    in_flight: int = 0
+    most_in_flight: int = 0
 
     def prompts(self) -> list[dict[str, Any]]:
         return [p for p in self.received if p["kind"] == "prompt"]
@@ -36,10 +41,17 @@ class Gateway:
         if not verify_signature(self.secret, body, request.headers.get(SIGNATURE_HEADER)):
             self.bad_signatures += 1
             return web.Response(status=401)
-        if self.fail_next:
-            return web.Response(status=self.fail_next.pop(0))
-        self.received.append(json.loads(body))
-        return web.json_response({"ok": True})
+        self.in_flight += 1
+        self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        try:
+            if self.hold is not None:
+                await self.hold.wait()
+            if self.fail_next:
+                return web.Response(status=self.fail_next.pop(0))
+            self.received.append(json.loads(body))
+            return web.json_response({"ok": True})
+        finally:
+            self.in_flight -= 1
 
 
 @asynccontextmanager
