@@ -71,6 +71,17 @@ async def test_rejected_token_ends_undelivered_with_a_reason(tg: Tg, fake: FakeT
     assert "not-the-token" not in delivery["error"]
 
 
+async def test_a_token_revoked_while_running_is_named_as_the_cause(
+    tg: Tg, fake: FakeTelegram,
+) -> None:
+    async with running(tg.config(DM["id"]), tg.env) as r, r.client() as client:
+        fake.token = "999:revoked-meanwhile"  # @BotFather /revoke: every call now gets a 401
+        result = await asyncio.wait_for(client.ask(deploy()), 10)
+        delivery = (await client.timeline())[0]["deliveries"][0]
+    assert result.to_json() == {"status": "no_answer", "reason": "undelivered"}
+    assert "rejected the bot token in $TELEGRAM_BOT_TOKEN" in delivery["error"]
+
+
 async def test_doctor_check_names_the_bot_or_the_problem(tg: Tg, fake: FakeTelegram) -> None:
     good = create(AdapterContext(config=tg.config(DM["id"]), env=tg.env, base_url=""))
     assert good is not None
