@@ -129,7 +129,7 @@ class TelegramAdapter:
                         surface=surface, error=exc.message)
             try:  # the numbered text, answerable by replies, in full
                 message_id = await self.send(bot, chat, thread,
-                                                  [(p, None) for p in render.plain(prompt.text)])
+                                             [(p, None) for p in render.plain(prompt.text)])
             except BadRequest as again:
                 raise DeliveryError(explain(again, self.config.token_env)) from again
         log.debug("telegram_sent", question_id=prompt.question_id, surface=surface,
@@ -142,8 +142,8 @@ class TelegramAdapter:
         to = ReplyParameters(parse_ref(delivery.message_ref)[1],
                              allow_sending_without_reply=True) if delivery.message_ref else None
         sent = await self.send(self.bot(), chat, thread,
-                                    [(p, None) for p in render.plain(reminder.text)],
-                                    reply_parameters=to)
+                               [(p, None) for p in render.plain(reminder.text)],
+                               reply_parameters=to)
         return message_ref(chat, sent)
 
     async def finalize(self, delivery: Delivery, final: Finalization) -> None:
@@ -282,9 +282,9 @@ class TelegramAdapter:
     async def _reply(self, said: inbound.Said, reply: InboundReply) -> None:
         if reply.handled and reply.text:
             sent = await self.send(self.bot(), said.where.chat_id, said.where.thread_id,
-                                        [(p, None) for p in render.plain(reply.text)],
-                                        reply_parameters=ReplyParameters(
-                                            said.message_id, allow_sending_without_reply=True))
+                                   [(p, None) for p in render.plain(reply.text)],
+                                   reply_parameters=ReplyParameters(
+                                       said.message_id, allow_sending_without_reply=True))
             if reply.question_id and not reply.ended:  # "Still needed …": a reply to it counts
                 await self.bindings.bind((said.where.chat_id, sent), reply.question_id)
 

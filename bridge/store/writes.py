@@ -73,7 +73,8 @@ def create_question(
     record: QuestionRecord, surfaces: Sequence[SurfaceId], timers: Sequence[TimerRecord]
 ) -> Write:
     """The question, a `sending` delivery per surface and its timers: one statement, which the
-    `asks` view's trigger (migration 0006) spreads over the three tables."""
+    `asks` view's trigger (migration 0006) spreads over the three tables. Nothing may follow
+    it in `then`: SQLite counts no changed rows for an insert into a view."""
     if any(t.question_id != record.id for t in timers):
         raise ValueError("every timer written with a question must be that question's")
     return Write(
