@@ -12,5 +12,5 @@ def button(label: str, data: str) -> Button:
     return {"text": label, "callback_data": data}
 
 
-def keyboard(rows: list[list[Button]]) -> Keyboard:
+def inline_keyboard(rows: list[list[Button]]) -> Keyboard:
     return {"inline_keyboard": rows}

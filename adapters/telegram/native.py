@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from adapters.telegram.ids import CALLBACK_PREFIX, callback_data
-from adapters.telegram.keyboards import Button, Keyboard, button
-from adapters.telegram.keyboards import keyboard as rows_of
+from adapters.telegram.keyboards import Button, Keyboard, button, inline_keyboard
 from bridge import NativePrompt, NativeQuestion, Prompt, QuestionId, tr
 
 _NATIVE = re.compile(rf"^{CALLBACK_PREFIX}:(q_[a-z0-9]{{1,40}}):(?:([tgo])(\d)(?:\.(\d))?|(d))$")
@@ -71,7 +70,7 @@ def keyboard(prompt: Prompt, step: int) -> Keyboard:
     rows.append(walk)
     rows.append([button(controls.other, _data(prompt, f"o{step}")),
                  button(controls.skip, callback_data(prompt.question_id, "skip"))])
-    return rows_of(rows)
+    return inline_keyboard(rows)
 
 
 def _native(prompt: Prompt) -> NativePrompt:

@@ -6,8 +6,7 @@ from telegram import MessageEntity, User
 
 from adapters.telegram import native
 from adapters.telegram.ids import callback_data
-from adapters.telegram.keyboards import Keyboard, button
-from adapters.telegram.keyboards import keyboard as rows_of
+from adapters.telegram.keyboards import Keyboard, button, inline_keyboard
 from bridge import DEFAULT_LOCALE, Finalization, Prompt, split_text, status_room, time_of_day, tr
 
 MAX_TEXT = 4096
@@ -26,7 +25,7 @@ def keyboard(prompt: Prompt) -> Keyboard | None:
     if extras:
         rows.append([button(b.label, callback_data(prompt.question_id, b.action))
                      for b in extras])
-    return rows_of(rows)
+    return inline_keyboard(rows)
 
 
 def _expiry(prompt: Prompt) -> str:
