@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
-from typing import Any, Literal
+import inspect
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_type_hints
 
 import structlog
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
+from starlette.routing import Route
 
 from bridge.broker import Broker
 from bridge.config import AgentConfig
@@ -123,8 +126,61 @@ _ASK_BODY = {
 }
 
 
-def build_router(broker: Broker, auth: Auth) -> APIRouter:
-    router = APIRouter(prefix="/v1", tags=["agents"])
+Endpoint = Callable[..., Coroutine[Any, Any, JSONResponse]]
+
+
+@dataclass
+class Routes:
+    """The `/v1` routes, declared once. They are served as plain Starlette routes: FastAPI's
+    per-request work (dependency solving, its route wrapper) cost 0.1 ms of CPU per request
+    warm and about 0.4 ms on the ask path's latency. The same declarations go on `docs`, an
+    APIRouter that is never served: the OpenAPI document is generated from it."""
+
+    prefix: str
+    served: list[Route] = field(default_factory=list)
+    docs: APIRouter = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.docs = APIRouter(prefix=self.prefix, tags=["agents"])
+
+    def add(self, method: str, path: str, **docs: Any) -> Callable[[Endpoint], Endpoint]:
+        def register(endpoint: Endpoint) -> Endpoint:
+            self.docs.add_api_route(path, endpoint, methods=[method], **docs)
+            self.served.append(Route(self.prefix + path, direct(endpoint), methods=[method]))
+            return endpoint
+        return register
+
+
+def direct(endpoint: Endpoint) -> Callable[[Request], Coroutine[Any, Any, JSONResponse]]:
+    """`endpoint(request, **params)` as a Starlette endpoint: path parameters as given, the
+    others from the query string, converted to their annotated type (a 422 when they are not)."""
+    hints = get_type_hints(endpoint)
+    params = list(inspect.signature(endpoint).parameters.values())[1:]
+
+    async def serve(request: Request) -> JSONResponse:
+        given = request.path_params
+        return await endpoint(request, **{
+            p.name: given[p.name] if p.name in given else query(request, p.name, hints[p.name],
+                                                               p.default)
+            for p in params})
+    return serve
+
+
+def query(request: Request, name: str, kind: type[Any], default: Any) -> Any:
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    try:
+        return kind(raw)
+    except ValueError:
+        what = "a whole number" if kind is int else "a number"
+        raise InvalidRequest([Problem(loc=f"query.{name}",
+                                      msg=f"Give `{name}` as {what}, for example {default}.")]
+                             ) from None
+
+
+def build_routes(broker: Broker, auth: Auth) -> Routes:
+    routes = Routes("/v1")
 
     async def own(request: Request, question_id: str) -> QuestionRecord:
         agent = auth.agent(request)
@@ -133,11 +189,11 @@ def build_router(broker: Broker, auth: Auth) -> APIRouter:
             raise NotFound(f"There is no question {question_id!r} for this agent.")
         return record
 
-    @router.post("/sessions/{session}/ask", operation_id="ask", openapi_extra=_ASK_BODY,
-                 responses=responses({200: ("AskResult", "The question ended"),
-                                      503: ("Restarting", ERROR_TEXT[503])},
-                                     (401, 403, 409, 413, 422)),
-                 summary="Ask and block until the person answers or the question ends")
+    @routes.add("POST", "/sessions/{session}/ask", operation_id="ask", openapi_extra=_ASK_BODY,
+                responses=responses({200: ("AskResult", "The question ended"),
+                                     503: ("Restarting", ERROR_TEXT[503])},
+                                    (401, 403, 409, 413, 422)),
+                summary="Ask and block until the person answers or the question ends")
     async def ask(request: Request, session: str) -> JSONResponse:
         agent = auth.agent(request)
         check_session(session)
@@ -154,11 +210,11 @@ def build_router(broker: Broker, auth: Auth) -> APIRouter:
             final = await abandon(broker, record, outcome)
         return JSONResponse(result_json(final))
 
-    @router.post("/sessions/{session}/questions", operation_id="create_question",
-                 status_code=202, openapi_extra=_ASK_BODY,
-                 responses=responses({202: ("Created", "Asked; poll the result")},
-                                     (401, 403, 409, 413, 422)),
-                 summary="Ask without blocking; poll the result")
+    @routes.add("POST", "/sessions/{session}/questions", operation_id="create_question",
+                status_code=202, openapi_extra=_ASK_BODY,
+                responses=responses({202: ("Created", "Asked; poll the result")},
+                                    (401, 403, 409, 413, 422)),
+                summary="Ask without blocking; poll the result")
     async def create(request: Request, session: str) -> JSONResponse:
         agent = auth.agent(request)
         check_session(session)
@@ -166,13 +222,14 @@ def build_router(broker: Broker, auth: Auth) -> APIRouter:
         return JSONResponse({"id": record.id, "status": record.status,
                              "expiresAt": iso(record.expires_at)}, status_code=202)
 
-    @router.get("/questions/{question_id}", operation_id="get_question", summary="The whole question record",
+    @routes.add("GET", "/questions/{question_id}", operation_id="get_question",
+                summary="The whole question record",
                 responses=responses({200: ("QuestionRecord", "The record")}, (401, 404)))
     async def get(request: Request, question_id: str) -> JSONResponse:
         record = await own(request, question_id)
         return JSONResponse(await broker.reads.view_of(record))
 
-    @router.get("/questions/{question_id}/result", operation_id="get_result",
+    @routes.add("GET", "/questions/{question_id}/result", operation_id="get_result",
                 summary="Long-poll for the result",
                 responses=responses({200: ("AskResult", "The question ended"),
                                      202: ("Pending", "Still pending when the wait ended")},
@@ -185,14 +242,14 @@ def build_router(broker: Broker, auth: Auth) -> APIRouter:
             return JSONResponse({"status": "pending"}, status_code=202)
         return JSONResponse(result_json(record))
 
-    @router.post("/questions/{question_id}/cancel", operation_id="cancel_question",
-                 summary="Cancel; an answer that won stays",
-                 responses=responses({200: ("AskResult", "The final result")}, (401, 404)))
+    @routes.add("POST", "/questions/{question_id}/cancel", operation_id="cancel_question",
+                summary="Cancel; an answer that won stays",
+                responses=responses({200: ("AskResult", "The final result")}, (401, 404)))
     async def cancel(request: Request, question_id: str) -> JSONResponse:
         record = await own(request, question_id)
         return JSONResponse(result_json(await broker.cancel(record.id)))
 
-    @router.get("/sessions/{session}/timeline", operation_id="get_timeline",
+    @routes.add("GET", "/sessions/{session}/timeline", operation_id="get_timeline",
                 summary="Every question of a session, newest first",
                 responses=responses({200: ("Timeline", "Newest first")}, (401, 422)))
     async def timeline(request: Request, session: str, limit: int = 100) -> JSONResponse:
@@ -202,11 +259,11 @@ def build_router(broker: Broker, auth: Auth) -> APIRouter:
                                                  max(1, min(limit, 1000)))
         return JSONResponse({"session": session, "questions": items})
 
-    @router.get("/me", operation_id="get_me", summary="Which agent this token belongs to",
+    @routes.add("GET", "/me", operation_id="get_me", summary="Which agent this token belongs to",
                 responses=responses({200: ("Me", "The agent")}, (401,)))
     async def me(request: Request) -> JSONResponse:
         agent = auth.agent(request)
         return JSONResponse({"agent": agent.name, "role": agent.role, "surfaces": agent.surfaces})
 
-    return router
+    return routes
 

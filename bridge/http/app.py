@@ -15,7 +15,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from bridge.composition import Bridge
 from bridge.errors import BridgeError
-from bridge.http.api import Auth, build_router
+from bridge.http.api import Auth, build_routes
 from bridge.http.limits import BodyLimit
 from bridge.http.openapi import document
 from bridge.http.responses import error_response, refusal
@@ -87,7 +87,8 @@ def create_app(bridge: Bridge, extra_lifespans: list[Lifespan] | None = None) ->
     async def healthz() -> dict[str, Any]:
         return {"ok": bridge.started, "adapters": sorted(bridge.adapters)}
 
-    app.include_router(build_router(bridge.broker, Auth(bridge.broker, agent_tokens(bridge))))
+    api = build_routes(bridge.broker, Auth(bridge.broker, agent_tokens(bridge)))
+    app.router.routes.extend(api.served)
     for adapter in bridge.adapters.values():
         if isinstance(adapter, Routed):
             app.router.routes.extend(_routes(adapter))
@@ -97,7 +98,8 @@ def create_app(bridge: Bridge, extra_lifespans: list[Lifespan] | None = None) ->
     def openapi() -> dict[str, Any]:
         if not app.openapi_schema:
             channels = bridge.config.section("webhooks") if "webhook" in bridge.adapters else None
-            app.openapi_schema = document(app, sorted(channels or {}))
+            app.openapi_schema = document(app, [*app.routes, *api.docs.routes],
+                                          sorted(channels or {}))
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
+from starlette.routing import BaseRoute
 
 from bridge.contract import DESCRIPTION_MAX, ID_PATTERN, LABEL_MAX, QUESTION_MAX, AskRequest
 
@@ -175,10 +177,12 @@ def _drop_fastapi_422(operation: dict[str, Any]) -> None:
         del operation["responses"]["422"]
 
 
-def document(app: FastAPI, webhook_channels: list[str]) -> dict[str, Any]:
-    """The whole document for `app` (the webhook route when channels are configured)."""
+def document(app: FastAPI, routes: Sequence[BaseRoute], webhook_channels: list[str],
+             ) -> dict[str, Any]:
+    """The whole document for `app`'s `routes` (and the webhook route when channels are
+    configured)."""
     schema = get_openapi(title=app.title, version=app.version, summary=app.summary,
-                         routes=app.routes)
+                         routes=routes)
     components = schema.setdefault("components", {})
     components.setdefault("schemas", {}).update({**request_schemas(), **RESPONSE_SCHEMAS})
     components["securitySchemes"] = {
