@@ -88,7 +88,10 @@ class SqliteStore(SqlStore):
             await asyncio.gather(self._checkpoint, return_exceptions=True)
             self._checkpoint = None
         if self._checkpointer is not None:  # leave the database whole in its file
-            await self._checkpointer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            try:
+                await self._checkpointer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.Error as exc:  # the WAL stays; the next open reads it
+                log.warning("sqlite_checkpoint_failed", error=str(exc))
             await self._checkpointer.close()
             self._checkpointer = None
         if self._db is not None:
