@@ -332,32 +332,3 @@ async def test_a_finalization_claim_lapses_or_is_released_until_the_edit_is_done
     assert await store.mark_finalized(qid, surface)
     assert not await store.claim_finalization(qid, surface, 0)  # done is done
     assert await store.unfinalized() == []
-
-
-async def test_sqlite_checkpoints_beside_the_writes_and_keeps_the_wal_bounded(
-        tmp_path: Path) -> None:
-    """SQLite: the writer's own checkpoints are off; a second connection copies the WAL into
-    the database while asks go on, and forces it to start over once it grows past the limit."""
-    path, wal = tmp_path / "store.db", tmp_path / "store.db-wal"
-    store = SqliteStore(str(path))
-    store.CHECKPOINT_EVERY, store.WAL_PAGES_MAX = 20, 100
-    await store.open()
-    try:
-        [(autocheckpoint,)] = await store.db.execute_fetchall("PRAGMA wal_autocheckpoint")
-        assert autocheckpoint == 0
-        asks = 600  # ~11 WAL pages each: 27 MB of WAL if nothing copied it back
-        for i in range(asks):
-            await store.create_question(record(f"q{i}", session=f"s{i}"), SURFACES)
-            if i == asks // 2:  # checkpoints copied pages into the database file (4 KB without)
-                assert path.stat().st_size > 50 * 4096
-        await until(lambda: store._checkpoint is None or store._checkpoint.done())
-        assert wal.stat().st_size < 2_000_000  # under 1 MB here
-    finally:
-        await store.close()
-    assert not wal.exists() or wal.stat().st_size == 0  # closing folds the WAL in
-    reopened = SqliteStore(str(path))
-    await reopened.open()
-    try:
-        assert len(await reopened.pending_questions()) == asks
-    finally:
-        await reopened.close()
