@@ -175,6 +175,33 @@ async def test_timeline_lists_every_question_with_summary(tmp_path: Path) -> Non
         assert [q["summary"] for q in line] == ["Skipped", "Deploy: Production"]
 
 
+async def test_query_parameters_are_checked_and_every_documented_operation_is_served(
+        tmp_path: Path) -> None:
+    async with running(make_config(tmp_path)) as r, r.http() as http:
+        qid = (await http.post("/v1/sessions/main/questions", json=DEPLOY,
+                               headers=AUTH)).json()["id"]
+        for path, name, value in ((f"/v1/questions/{qid}/result", "wait", "soon"),
+                                  ("/v1/sessions/main/timeline", "limit", "2.5")):
+            bad = await http.get(path, params={name: value}, headers=AUTH)
+            assert bad.status_code == 422, path
+            assert [d["loc"] for d in bad.json()["details"]] == [f"query.{name}"]
+        pending = await http.get(f"/v1/questions/{qid}/result", params={"wait": "0.05"},
+                                 headers=AUTH)
+        assert pending.status_code == 202
+        line = await http.get("/v1/sessions/main/timeline", params={"limit": "1"}, headers=AUTH)
+        assert [q["id"] for q in line.json()["questions"]] == [qid]
+        # The document comes from declarations the server does not serve itself: every
+        # operation it lists must reach a route (refused for want of a token, not 404/405).
+        spec = (await http.get("/openapi.json")).json()
+        served = [(method, path) for path, operations in spec["paths"].items()
+                  for method, operation in operations.items()
+                  if operation.get("security") == [{"bearer": []}]]  # the agents' API
+        assert len(served) == 7
+        for method, path in served:
+            concrete = path.replace("{session}", "main").replace("{question_id}", qid)
+            assert (await http.request(method.upper(), concrete)).status_code == 401, path
+
+
 async def test_openapi_and_health(tmp_path: Path) -> None:
     async with running(make_config(tmp_path)) as r, r.http() as http:
         assert (await http.get("/healthz")).json()["ok"] is True
