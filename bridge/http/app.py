@@ -1,4 +1,7 @@
-"""The HTTP server: agents' API, adapters' routes, MCP at /mcp, health, limits, JSON errors."""
+"""The HTTP server: agents' API, adapters' routes, MCP at /mcp, health, limits, JSON errors.
+
+Plain Starlette. FastAPI generates the OpenAPI document (and `/docs`) from the routes'
+declarations, and is imported only when one of those is first asked for."""
 
 from __future__ import annotations
 
@@ -6,55 +9,72 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
-from fastapi import FastAPI, Request
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from starlette.applications import Starlette
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.routing import BaseRoute
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import BaseRoute, Mount
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from bridge.composition import Bridge
 from bridge.errors import BridgeError
-from bridge.http.api import Auth, build_routes
+from bridge.http.api import Auth, Routes, build_routes
 from bridge.http.limits import BodyLimit
-from bridge.http.openapi import document
+from bridge.http.openapi import TITLE, document
 from bridge.http.responses import error_response, refusal
 from bridge.types import Routed
-from bridge.validation import InvalidRequest, Problem, format_loc
+from bridge.validation import InvalidRequest
 
-Lifespan = Callable[[FastAPI], AbstractAsyncContextManager[None]]
+Lifespan = Callable[[Starlette], AbstractAsyncContextManager[None]]
 
 
 def agent_tokens(bridge: Bridge) -> dict[str, str]:
     return {a.name: bridge.env.get(a.token_env, "") for a in bridge.config.agents}
 
 
-def _invalid(problems: list[Problem]) -> JSONResponse:
-    return error_response(422, details=[p.model_dump() for p in problems])
+async def _bridge_error(_: Request, exc: Exception) -> Response:
+    assert isinstance(exc, BridgeError)
+    return refusal(exc)
 
 
-def _install_errors(app: FastAPI) -> None:
-    @app.exception_handler(BridgeError)
-    async def bridge_error(_: Request, exc: BridgeError) -> JSONResponse:
-        return refusal(exc)
+async def _invalid_request(_: Request, exc: Exception) -> Response:
+    assert isinstance(exc, InvalidRequest)
+    return error_response(422, details=[p.model_dump() for p in exc.problems])
 
-    @app.exception_handler(InvalidRequest)
-    async def invalid_request(_: Request, exc: InvalidRequest) -> JSONResponse:
-        return _invalid(exc.problems)
 
-    @app.exception_handler(RequestValidationError)
-    async def validation(_: Request, exc: RequestValidationError) -> JSONResponse:
-        return _invalid([Problem(loc=format_loc(tuple(e["loc"])), msg=str(e["msg"]))
-                         for e in exc.errors()])
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, StarletteHTTPException)
+    # exc.headers carries a 405's `Allow` (RFC 9110 requires it): keep it.
+    allow = (exc.headers or {}).get("Allow")
+    msg = {404: "There is no such path; the API is described at /openapi.json.",
+           405: f"{request.method} is not allowed here; use {allow}."}.get(
+        exc.status_code, str(exc.detail))
+    return error_response(exc.status_code, msg, "request", headers=exc.headers)
 
-    @app.exception_handler(StarletteHTTPException)
-    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        # exc.headers carries a 405's `Allow` (RFC 9110 requires it): keep it.
-        allow = (exc.headers or {}).get("Allow")
-        msg = {404: "There is no such path; the API is described at /openapi.json.",
-               405: f"{request.method} is not allowed here; use {allow}."}.get(
-            exc.status_code, str(exc.detail))
-        return error_response(exc.status_code, msg, "request", headers=exc.headers)
+
+ERROR_HANDLERS = {BridgeError: _bridge_error, InvalidRequest: _invalid_request,
+                  StarletteHTTPException: _http_error}
+
+
+def _ops(bridge: Bridge, documented: Callable[[], dict[str, Any]]) -> Routes:
+    """Health, and the document with its page."""
+    ops = Routes("", ["ops"])
+
+    @ops.add("GET", "/healthz", response_model=dict[str, Any])
+    async def healthz(_: Request) -> JSONResponse:
+        return JSONResponse({"ok": bridge.started, "adapters": sorted(bridge.adapters)})
+
+    @ops.add("GET", "/openapi.json", include_in_schema=False)
+    async def openapi(_: Request) -> JSONResponse:
+        return JSONResponse(documented())
+
+    @ops.add("GET", "/docs", include_in_schema=False)
+    async def docs(_: Request) -> HTMLResponse:
+        from fastapi.openapi.docs import get_swagger_ui_html
+
+        return get_swagger_ui_html(openapi_url="/openapi.json", title=f"{TITLE} - Swagger UI")
+
+    return ops
 
 
 def create_app(bridge: Bridge, extra_lifespans: list[Lifespan] | None = None) -> ASGIApp:
@@ -66,7 +86,7 @@ def create_app(bridge: Bridge, extra_lifespans: list[Lifespan] | None = None) ->
     mounts.append(("/mcp", mcp_app, mcp_lifespan))
 
     @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await bridge.start()
         try:
             async with _nested([m[2] for m in mounts if m[2]] + (extra_lifespans or []), app):
@@ -74,35 +94,23 @@ def create_app(bridge: Bridge, extra_lifespans: list[Lifespan] | None = None) ->
         finally:
             await bridge.stop()
 
-    app = FastAPI(
-        title="askbridge",
-        version="0.1.0",
-        summary="ask_user as a service: agents ask, people answer from any surface.",
-        lifespan=lifespan,
-    )
-    app.state.bridge = bridge
-    _install_errors(app)
-
-    @app.get("/healthz", tags=["ops"])
-    async def healthz() -> dict[str, Any]:
-        return {"ok": bridge.started, "adapters": sorted(bridge.adapters)}
-
     api = build_routes(bridge.broker, Auth(bridge.broker, agent_tokens(bridge)))
-    app.router.routes.extend(api.served)
+    spec: dict[str, Any] = {}
+
+    def documented() -> dict[str, Any]:
+        if not spec:
+            channels = bridge.config.section("webhooks") if "webhook" in bridge.adapters else None
+            spec.update(document([*ops.documented(), *api.documented()], sorted(channels or {})))
+        return spec
+
+    ops = _ops(bridge, documented)
+    routes: list[BaseRoute] = [*ops.served, *api.served]
     for adapter in bridge.adapters.values():
         if isinstance(adapter, Routed):
-            app.router.routes.extend(_routes(adapter))
-    for path, sub, _ in mounts:
-        app.mount(path, sub)
-
-    def openapi() -> dict[str, Any]:
-        if not app.openapi_schema:
-            channels = bridge.config.section("webhooks") if "webhook" in bridge.adapters else None
-            app.openapi_schema = document(app, [*app.routes, *api.docs.routes],
-                                          sorted(channels or {}))
-        return app.openapi_schema
-
-    app.openapi = openapi  # type: ignore[method-assign]
+            routes.extend(_routes(adapter))
+    routes.extend(Mount(path, sub) for path, sub, _ in mounts)
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=ERROR_HANDLERS)
+    app.state.bridge = bridge
     return BodyLimit(_exact_mounts(app, [path for path, _, _ in mounts]),
                      bridge.config.server.max_body_bytes)
 
@@ -131,7 +139,7 @@ def _exact_mounts(app: ASGIApp, paths: list[str]) -> ASGIApp:
 
 
 @asynccontextmanager
-async def _nested(lifespans: list[Lifespan], app: FastAPI) -> AsyncIterator[None]:
+async def _nested(lifespans: list[Lifespan], app: Starlette) -> AsyncIterator[None]:
     if not lifespans:
         yield
         return

@@ -6,8 +6,6 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from fastapi import FastAPI
-from fastapi.openapi.utils import get_openapi
 from starlette.routing import BaseRoute
 
 from bridge.contract import DESCRIPTION_MAX, ID_PATTERN, LABEL_MAX, QUESTION_MAX, AskRequest
@@ -177,12 +175,16 @@ def _drop_fastapi_422(operation: dict[str, Any]) -> None:
         del operation["responses"]["422"]
 
 
-def document(app: FastAPI, routes: Sequence[BaseRoute], webhook_channels: list[str],
-             ) -> dict[str, Any]:
-    """The whole document for `app`'s `routes` (and the webhook route when channels are
-    configured)."""
-    schema = get_openapi(title=app.title, version=app.version, summary=app.summary,
-                         routes=routes)
+TITLE, VERSION = "askbridge", "0.1.0"
+SUMMARY = "ask_user as a service: agents ask, people answer from any surface."
+
+
+def document(routes: Sequence[BaseRoute], webhook_channels: list[str]) -> dict[str, Any]:
+    """The whole document for FastAPI `routes` declared for it (and the webhook route when
+    channels are configured). FastAPI is imported here, on the document's first request."""
+    from fastapi.openapi.utils import get_openapi
+
+    schema = get_openapi(title=TITLE, version=VERSION, summary=SUMMARY, routes=routes)
     components = schema.setdefault("components", {})
     components.setdefault("schemas", {}).update({**request_schemas(), **RESPONSE_SCHEMAS})
     components["securitySchemes"] = {
