@@ -24,7 +24,7 @@ from telegram.ext import (
 
 from adapters.telegram import inbound, render, webhook
 from adapters.telegram.bindings import Bindings
-from adapters.telegram.calls import Caller, api, explain, whoami
+from adapters.telegram.calls import Caller, PollRequest, api, explain, whoami
 from adapters.telegram.config import TelegramConfig
 from adapters.telegram.ids import chat_of, message_ref, parse_ref
 from adapters.telegram.taps import Taps
@@ -178,7 +178,8 @@ class TelegramAdapter:
         builder = (ApplicationBuilder().token(self._token).base_url(self.config.base_url)
                    .base_file_url(self.config.file_url).connect_timeout(timeout)
                    .read_timeout(timeout).write_timeout(timeout)
-                   .get_updates_read_timeout(timeout))
+                   .get_updates_request(PollRequest(connection_pool_size=1,
+                                                    read_timeout=timeout)))
         if self.config.mode == "webhook":
             builder = builder.updater(None)
         app: TelegramApp = builder.build()
