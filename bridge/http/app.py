@@ -56,9 +56,16 @@ ERROR_HANDLERS = {BridgeError: _bridge_error, InvalidRequest: _invalid_request,
                   StarletteHTTPException: _http_error}
 
 
-def _ops(bridge: Bridge, documented: Callable[[], dict[str, Any]]) -> Routes:
-    """Health, and the document with its page."""
+def _ops(bridge: Bridge, api: Routes) -> Routes:
+    """Health, and the document (made on its first request) with its page."""
     ops = Routes("", ["ops"])
+    spec: dict[str, Any] = {}
+
+    def documented() -> dict[str, Any]:
+        if not spec:
+            channels = bridge.config.section("webhooks") if "webhook" in bridge.adapters else None
+            spec.update(document([*ops.documented(), *api.documented()], sorted(channels or {})))
+        return spec
 
     @ops.add("GET", "/healthz", response_model=dict[str, Any])
     async def healthz(_: Request) -> JSONResponse:
@@ -95,15 +102,7 @@ def create_app(bridge: Bridge, extra_lifespans: list[Lifespan] | None = None) ->
             await bridge.stop()
 
     api = build_routes(bridge.broker, Auth(bridge.broker, agent_tokens(bridge)))
-    spec: dict[str, Any] = {}
-
-    def documented() -> dict[str, Any]:
-        if not spec:
-            channels = bridge.config.section("webhooks") if "webhook" in bridge.adapters else None
-            spec.update(document([*ops.documented(), *api.documented()], sorted(channels or {})))
-        return spec
-
-    ops = _ops(bridge, documented)
+    ops = _ops(bridge, api)
     routes: list[BaseRoute] = [*ops.served, *api.served]
     for adapter in bridge.adapters.values():
         if isinstance(adapter, Routed):
