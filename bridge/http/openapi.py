@@ -9,6 +9,7 @@ from typing import Any
 from starlette.routing import BaseRoute
 
 from bridge.contract import DESCRIPTION_MAX, ID_PATTERN, LABEL_MAX, QUESTION_MAX, AskRequest
+from bridge.version import package_version
 
 SESSION_PATTERN = re.compile(r"^[A-Za-z0-9._:@-]{1,128}$")
 
@@ -175,7 +176,7 @@ def _drop_fastapi_422(operation: dict[str, Any]) -> None:
         del operation["responses"]["422"]
 
 
-TITLE, VERSION = "askbridge", "0.1.0"
+TITLE = "askbridge"
 SUMMARY = "ask_user as a service: agents ask, people answer from any surface."
 
 
@@ -184,7 +185,8 @@ def document(routes: Sequence[BaseRoute], webhook_channels: list[str]) -> dict[s
     channels are configured). FastAPI is imported here, on the document's first request."""
     from fastapi.openapi.utils import get_openapi
 
-    schema = get_openapi(title=TITLE, version=VERSION, summary=SUMMARY, routes=routes)
+    schema = get_openapi(title=TITLE, version=package_version(), summary=SUMMARY,
+                         routes=routes)
     components = schema.setdefault("components", {})
     components.setdefault("schemas", {}).update({**request_schemas(), **RESPONSE_SCHEMAS})
     components["securitySchemes"] = {
