@@ -332,3 +332,33 @@ async def test_a_finalization_claim_lapses_or_is_released_until_the_edit_is_done
     assert await store.mark_finalized(qid, surface)
     assert not await store.claim_finalization(qid, surface, 0)  # done is done
     assert await store.unfinalized() == []
+
+
+async def test_sqlite_checkpoints_beside_the_writes_and_keeps_the_wal_bounded(
+        tmp_path: Path) -> None:
+    """SQLite: the writer's automatic checkpoints are off; a second connection copies the WAL
+    into the database while asks go on, and the writer catches up once the WAL grows past the
+    limit, so the WAL starts over instead of growing for as long as writes keep coming."""
+    path, wal = tmp_path / "store.db", tmp_path / "store.db-wal"
+    store = SqliteStore(str(path))
+    store.CHECKPOINT_EVERY, store.WAL_FRAMES_MAX = 20, 100
+    await store.open()
+    try:
+        [(autocheckpoint,)] = await store.db.execute_fetchall("PRAGMA wal_autocheckpoint")
+        assert autocheckpoint == 0
+        asks = 600  # ~10 WAL pages each: 24 MB of WAL if it never started over
+        for i in range(asks):
+            await store.create_question(record(f"q{i}", session=f"s{i}"), SURFACES)
+            if i == asks // 2:  # checkpoints copied pages into the database file (4 KB without)
+                assert path.stat().st_size > 50 * 4096
+        await until(lambda: store._checkpoint is None or store._checkpoint.done())
+        assert wal.stat().st_size < 4_000_000
+    finally:
+        await store.close()
+    assert not wal.exists() or wal.stat().st_size == 0  # closing folds the WAL in
+    reopened = SqliteStore(str(path))
+    await reopened.open()
+    try:
+        assert len(await reopened.pending_questions()) == asks
+    finally:
+        await reopened.close()
