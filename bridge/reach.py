@@ -61,12 +61,16 @@ class Scheduler:
         self._task: asyncio.Task[None] | None = None
 
     def add(self, timers: Iterable[TimerRecord]) -> None:
+        """Queue `timers`; the task sleeping until the first due one wakes only when one of
+        these is due before it (an ask adds timers due later than those already queued)."""
+        first = self._heap[0][0] if self._heap else None
         for t in timers:
             key = (t.question_id, t.kind, t.seq)
             if key not in self._known:
                 self._known.add(key)
                 heapq.heappush(self._heap, (t.due_at, next(self._order), t))
-        self._wake.set()
+        if self._heap and (first is None or self._heap[0][0] < first):
+            self._wake.set()
 
     def start(self) -> None:
         if self._task is None:
@@ -86,8 +90,9 @@ class Scheduler:
                 continue
             delay = (self._heap[0][0] - now_ms()) / 1000
             if delay > 0:
-                try:  # an earlier timer added meanwhile wakes us
-                    await asyncio.wait_for(self._wake.wait(), delay)
+                try:  # an earlier timer added meanwhile wakes us (a timeout scope: no task)
+                    async with asyncio.timeout(delay):
+                        await self._wake.wait()
                 except TimeoutError:
                     pass
                 continue

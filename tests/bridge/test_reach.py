@@ -11,8 +11,10 @@ import pytest
 
 from bridge import SIGNATURE_HEADER
 from bridge.config import ConfigError, parse_config
-from bridge.reach import plan
+from bridge.ids import QuestionId
+from bridge.reach import Scheduler, plan
 from bridge.store import now_ms
+from bridge.store.records import TimerRecord
 from tests.bridge.reach_support import reach_config, reply, sent
 from tests.fakes.gateway import gateway
 from tests.harness import WEBHOOK_SECRET, make_config, running, until
@@ -221,3 +223,44 @@ def test_event_hooks_need_their_secret(tmp_path: Path) -> None:
     config = parse_config({k: v for k, v in raw.items() if k not in ("server", "web")})
     with pytest.raises(ConfigError, match=r"\$NOPE_SECRET"):
         Bridge.build(config, base_env())
+
+
+async def test_the_scheduler_fires_in_due_order_and_wakes_only_for_an_earlier_timer() -> None:
+    """One task sleeps until the first due timer. A timer due sooner wakes it (and fires on
+    time); one due later, as every new ask's are, leaves it asleep."""
+    fired: list[tuple[str, int]] = []
+
+    async def fire(timer: TimerRecord) -> None:
+        fired.append((timer.question_id, now_ms() - timer.due_at))
+
+    scheduler = Scheduler(fire, asyncio.create_task)
+    scheduler.start()
+    try:
+        start = now_ms()
+        scheduler.add([TimerRecord(QuestionId("late"), "remind", 1, start + 400)])
+        await asyncio.sleep(0.05)  # asleep until "late" is due
+        scheduler.add([TimerRecord(QuestionId("later"), "remind", 1, start + 600)])
+        assert not scheduler._wake.is_set()
+        scheduler.add([TimerRecord(QuestionId("soon"), "remind", 1, start + 150)])
+        assert scheduler._wake.is_set()
+        await until(lambda: len(fired) == 3)
+        assert [q for q, _ in fired] == ["soon", "late", "later"]
+        assert all(late >= 0 for _, late in fired)  # none fired early
+    finally:
+        await scheduler.stop()
+
+
+async def test_the_scheduler_stops_even_when_a_timer_was_added_in_the_same_turn() -> None:
+    """An ask's timers added just as the server stops: on Python 3.11 `asyncio.wait_for`
+    swallowed the cancellation once the wait it wrapped had finished, and `stop()` hung."""
+    async def fire(timer: TimerRecord) -> None:
+        pass
+
+    scheduler = Scheduler(fire, asyncio.create_task)
+    scheduler.start()
+    scheduler.add([TimerRecord(QuestionId("q1"), "remind", 1, now_ms() + 60_000)])
+    await asyncio.sleep(0.05)  # asleep until q1 is due
+    scheduler.add([TimerRecord(QuestionId("q2"), "remind", 1, now_ms() + 30_000)])  # wakes it
+    await asyncio.wait_for(scheduler.stop(), 10)  # a hang would be a TimeoutError here
+    assert scheduler._task is None
+
