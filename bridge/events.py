@@ -108,8 +108,9 @@ class EventHooks:
             except Exception as exc:  # the store is away: try again later, never crash the loop
                 log.warning("events_poll_failed", error=type(exc).__name__)
                 wait = IDLE_POLL
-            try:
-                await asyncio.wait_for(self._wake.wait(), wait)
+            try:  # a timeout scope, not wait_for: on 3.11 that can swallow stop()'s cancel
+                async with asyncio.timeout(wait):
+                    await self._wake.wait()
             except TimeoutError:
                 pass
 

@@ -262,8 +262,9 @@ class WebRoutes:
         try:
             yield SSE_HELLO + sse({"type": "hello"})
             while (left := end - loop.time()) > 0:
-                try:
-                    event = await asyncio.wait_for(queue.get(), min(PING_SECONDS, left))
+                try:  # a timeout scope, not wait_for: on 3.11 that can swallow a cancel
+                    async with asyncio.timeout(min(PING_SECONDS, left)):
+                        event = await queue.get()
                 except TimeoutError:
                     yield SSE_PING
                     continue

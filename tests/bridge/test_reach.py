@@ -11,9 +11,10 @@ import pytest
 
 from bridge import SIGNATURE_HEADER
 from bridge.config import ConfigError, parse_config
+from bridge.events import EventHooks
 from bridge.ids import QuestionId
 from bridge.reach import Scheduler, plan
-from bridge.store import now_ms
+from bridge.store import SqliteStore, now_ms
 from bridge.store.records import TimerRecord
 from tests.bridge.reach_support import reach_config, reply, sent
 from tests.fakes.gateway import gateway
@@ -264,3 +265,19 @@ async def test_the_scheduler_stops_even_when_a_timer_was_added_in_the_same_turn(
     await asyncio.wait_for(scheduler.stop(), 10)  # a hang would be a TimeoutError here
     assert scheduler._task is None
 
+
+async def test_event_hooks_stop_even_when_an_event_was_queued_in_the_same_turn(
+        tmp_path: Path) -> None:
+    """The hook sender sleeps until an event is queued; one queued just as the server stops
+    must not keep it running (Python 3.11's `wait_for` swallowed the cancellation then)."""
+    store = SqliteStore(str(tmp_path / "store.db"))
+    await store.open()
+    hooks = EventHooks(store, [])
+    try:
+        await hooks.start()
+        await asyncio.sleep(0.2)  # asleep until the next poll
+        hooks._wake.set()  # as queueing an event does
+        await asyncio.wait_for(hooks.stop(), 10)  # a hang would be a TimeoutError here
+        assert hooks._runner is not None and hooks._runner.done()
+    finally:
+        await store.close()
