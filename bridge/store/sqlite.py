@@ -40,7 +40,10 @@ class SqliteStore(SqlStore):
     (one hop), a write of several runs between BEGIN IMMEDIATE and COMMIT. Lone statements do
     not wait for one another (aiosqlite's thread runs them back to back, in the order sent);
     a transaction waits until those already sent are done, and those sent while it is open
-    wait for it, so none joins it by accident on the one connection.
+    wait for it, so none joins it by accident on the one connection. They wait on an event,
+    all woken at once when the transaction ends, not in the lock's line: there each would be
+    let through one event-loop turn after the one before it, and under load thousands of them
+    (an ask's commit among them) queued behind one another for seconds.
 
     Checkpoints (copying the WAL back into the database file) run beside the writes, on a
     second connection with its own thread: SQLite's automatic one would run inside the commit
@@ -66,6 +69,9 @@ class SqliteStore(SqlStore):
         self._checkpoint: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
         """Held by a transaction from before its BEGIN until after its COMMIT."""
+        self._between = asyncio.Event()
+        """Set while no transaction holds the lock: lone statements may be sent."""
+        self._between.set()
         self._lone = 0
         """Lone statements sent and not yet answered."""
         self._quiet = asyncio.Event()
@@ -126,21 +132,24 @@ class SqliteStore(SqlStore):
     @asynccontextmanager
     async def _tx(self) -> AsyncIterator[_SqliteExecutor]:
         async with self._lock:
-            while self._lone:
-                await self._quiet.wait()
-            await self.db.execute("BEGIN IMMEDIATE")
+            self._between.clear()
             try:
-                yield _SqliteExecutor(self.db)
-            except BaseException:
-                await self.db.execute("ROLLBACK")
-                raise
-            await self.db.execute("COMMIT")
+                while self._lone:
+                    await self._quiet.wait()
+                await self.db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield _SqliteExecutor(self.db)
+                except BaseException:
+                    await self.db.execute("ROLLBACK")
+                    raise
+                await self.db.execute("COMMIT")
+            finally:  # lone statements waiting go first; a transaction waiting for the lock next
+                self._between.set()
 
     @asynccontextmanager
     async def _alone(self) -> AsyncIterator[_SqliteExecutor]:
-        if self._lock.locked():  # a transaction is open or about to be: after it
-            async with self._lock:
-                pass
+        while not self._between.is_set():  # a transaction is open or about to be: after it
+            await self._between.wait()
         self._lone += 1  # no await since the check: a transaction now waits for this one
         self._quiet.clear()
         try:

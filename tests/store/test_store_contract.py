@@ -362,3 +362,27 @@ async def test_sqlite_checkpoints_beside_the_writes_and_keeps_the_wal_bounded(
         assert len(await reopened.pending_questions()) == asks
     finally:
         await reopened.close()
+
+
+async def test_sqlite_statements_held_back_by_a_transaction_all_go_when_it_ends(
+        tmp_path: Path) -> None:
+    """Lone statements that arrived while a transaction was open are all sent in the loop
+    turn after it ends, not let through one turn after another: under load thousands queued
+    that way, and an ask's commit waited behind them for seconds."""
+    store = SqliteStore(str(tmp_path / "store.db"))
+    await store.open()
+    try:
+        waiting = 500
+        async with store._tx() as tx:  # an open transaction holds every lone statement back
+            await tx.execute("INSERT INTO schema_version VALUES (999)")
+            asks = [asyncio.create_task(store.create_question(record(f"q{i}", session=f"s{i}"),
+                                                              SURFACES))
+                    for i in range(waiting)]
+            await asyncio.sleep(0)
+            assert store._lone == 0
+        await asyncio.sleep(0)  # one turn
+        assert store._lone == waiting
+        await asyncio.gather(*asks)
+        assert len(await store.pending_questions()) == waiting
+    finally:
+        await store.close()
