@@ -64,7 +64,7 @@ def _banner(config: BridgeConfig, env: dict[str, str], path: str, reveal: bool) 
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from bridge.composition import Bridge
-    from bridge.http.serve import BridgeServer, port_problem
+    from bridge.http.serve import BridgeServer, port_problem, settle_gc
     from bridge.logs import configure
 
     configure(args.log_level)
@@ -87,7 +87,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     print(_banner(config, env, path, sys.stdout.isatty()) if path else
           _welcome(config, env, created), flush=True)
-    BridgeServer(bridge, config.server.host, config.server.port).run()
+    server = BridgeServer(bridge, config.server.host, config.server.port)
+    settle_gc()
+    server.run()
     return 0
 
 
