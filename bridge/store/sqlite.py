@@ -95,12 +95,12 @@ class SqliteStore(SqlStore):
             await self._side.execute("PRAGMA busy_timeout=5000")
 
     async def close(self) -> None:
+        side, self._side = self._side, None  # from here on no write starts a checkpoint
         if self._checkpoint is not None:
             await asyncio.gather(self._checkpoint, return_exceptions=True)
             self._checkpoint = None
-        if self._side is not None:
-            await self._side.close()
-            self._side = None
+        if side is not None:
+            await side.close()
         if self._db is not None:  # the last connection: closing it folds the WAL in
             await self._db.close()
             self._db = None
@@ -120,7 +120,7 @@ class SqliteStore(SqlStore):
 
     async def _run_checkpoint(self, side: aiosqlite.Connection) -> None:
         """A PASSIVE checkpoint waits for nobody and nobody waits for it; if the WAL it saw is
-        past WAL_FRAMES_MAX, the writer's connection finishes the job (see there)."""
+        past WAL_FRAMES_MAX, the writer's connection finishes the job (why: see that)."""
         try:
             [(_, frames, _)] = await side.execute_fetchall("PRAGMA wal_checkpoint(PASSIVE)")
             if frames > self.WAL_FRAMES_MAX:
