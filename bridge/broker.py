@@ -208,7 +208,7 @@ class Broker:
         log.info("question_created", question_id=record.id, agent=agent.name, session=session,
                  surfaces=len(surfaces))
         self.emit("created", record.id)
-        self.spawn(self.outbound.deliver_all(record, surfaces))
+        self.outbound.deliver_all(record, surfaces)
         return record
 
     # waiting and ending ------------------------------------------------------------------

@@ -10,7 +10,7 @@ import pytest
 
 from bridge import QuestionId, TextReceived
 from bridge.errors import Conflict, Forbidden, NotFound
-from bridge.outbound import CALLS_PER_PLATFORM
+from bridge.outbound import CALLS_PER_PLATFORM, SENDERS_PER_PLATFORM
 from tests.bridge.core import DEPLOY, PERSON, SMS, Core, request, started
 from tests.fakes.gateway import gateway
 from tests.harness import WEBHOOK_SECRET, stays, until
@@ -102,5 +102,26 @@ async def test_calls_to_one_platform_take_turns_and_every_prompt_arrives(core: C
     await until(lambda: len(core.gateway.prompts()) == len(records))
     assert core.gateway.most_in_flight == CALLS_PER_PLATFORM
     assert sorted(p["questionId"] for p in core.gateway.prompts()) == sorted(r.id for r in records)
+    for record in records:
+        await until(partial(core.delivered, record.id))
+
+
+async def test_prompts_waiting_for_a_turn_wait_in_a_line_not_as_tasks(core: Core) -> None:
+    core.gateway.hold = asyncio.Event()
+    before = len(asyncio.all_tasks())
+    records = [await core.broker.ask("assistant", f"s{i}", request(DEPLOY), waiting=False)
+               for i in range(100)]
+    await until(lambda: core.gateway.in_flight == CALLS_PER_PLATFORM)
+    # the senders, and the fake gateway's server tasks for the held calls (up to three each);
+    # not one task per waiting prompt
+    assert len(asyncio.all_tasks()) - before <= SENDERS_PER_PLATFORM + 3 * CALLS_PER_PLATFORM
+
+    core.gateway.hold.set()
+
+    await until(lambda: len(core.gateway.prompts()) == len(records), timeout=20)
+    asked = [r.id for r in records]
+    arrived = [p["questionId"] for p in core.gateway.prompts()]
+    assert set(arrived[:CALLS_PER_PLATFORM]) == set(asked[:CALLS_PER_PLATFORM])  # in turn
+    assert sorted(arrived) == sorted(asked)
     for record in records:
         await until(partial(core.delivered, record.id))
