@@ -80,9 +80,13 @@ class ReachQueries:
     async def note_reminder(
         self: _Backend, question_id: QuestionId, surface: SurfaceId, message_ref: MessageRef | None
     ) -> None:
-        refs = () if message_ref is None else (Step(
-            "INSERT INTO message_refs (surface, message_ref, question_id) VALUES (?, ?, ?) "
-            "ON CONFLICT DO NOTHING", (surface, message_ref, question_id)),)
+        """Two lone statements, not a transaction (four trips on SQLite, and lone statements
+        held back while it is open): the reminder's message first, so a reply to it finds its
+        question, then the count, which only reports."""
+        if message_ref is not None:
+            await self._write(Write(Step(
+                "INSERT INTO message_refs (surface, message_ref, question_id) VALUES (?, ?, ?) "
+                "ON CONFLICT DO NOTHING", (surface, message_ref, question_id))))
         await self._write(Write(Step(
             "UPDATE deliveries SET reminders = reminders + 1, updated_at = ? "
-            "WHERE question_id = ? AND surface = ?", (now_ms(), question_id, surface)), refs))
+            "WHERE question_id = ? AND surface = ?", (now_ms(), question_id, surface))))
