@@ -80,8 +80,10 @@ async def run_schemathesis(server: Server, out: Path) -> int:
 
 INTERPRETER_FAULT = "AST constructor recursion depth mismatch"
 """A CPython 3.11 fault inside Hypothesis (it parses Schemathesis' own source to describe a
-filter), seen once in many runs: Schemathesis reports it as a runtime error of its generator,
-not as a finding about askbridge."""
+filter): Schemathesis reports it as a runtime error of its generator, not as a finding about
+askbridge. Seen once in many runs, and once in two runs in a row on a busy host."""
+RUNS = 3
+"""Runs with the same seed while the only errors are that fault."""
 
 
 def _generator_fault_only(output: str) -> bool:
@@ -96,10 +98,11 @@ async def test_schemathesis_finds_no_failure(tmp_path: Path, figures: Figures) -
         await server.start()
         answering = asyncio.create_task(person(gw, server.url))
         try:
-            code = await run_schemathesis(server, tmp_path)
-            output = (tmp_path / "schemathesis.txt").read_text(errors="replace")
-            if code != 0 and _generator_fault_only(output):  # run again, once, the same seed
+            for _ in range(RUNS):
                 code = await run_schemathesis(server, tmp_path)
+                output = (tmp_path / "schemathesis.txt").read_text(errors="replace")
+                if code == 0 or not _generator_fault_only(output):
+                    break
         finally:
             answering.cancel()
             await server.stop()
