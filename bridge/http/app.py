@@ -1,7 +1,8 @@
 """The HTTP server: agents' API, adapters' routes, MCP at /mcp, health, limits, JSON errors.
 
 Plain Starlette. FastAPI generates the OpenAPI document (and `/docs`) from the routes'
-declarations, and is imported only when one of those is first asked for."""
+declarations, and is imported only when one of those is first asked for; so is the MCP SDK,
+when /mcp first is."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from bridge.http.api import Auth, Routes, build_routes
 from bridge.http.limits import BodyLimit
 from bridge.http.openapi import TITLE, document
 from bridge.http.responses import error_response, refusal
+from bridge.mcp.lazy import LazyMcp
 from bridge.types import Routed
 from bridge.validation import InvalidRequest
 
@@ -87,10 +89,8 @@ def _ops(bridge: Bridge, api: Routes) -> Routes:
 def create_app(bridge: Bridge, extra_lifespans: list[Lifespan] | None = None) -> ASGIApp:
     """The ASGI app for one bridge; starting it starts the bridge (and stops it after)."""
     mounts: list[tuple[str, ASGIApp, Lifespan | None]] = []
-    from bridge.mcp.http import mcp_mount
-
-    mcp_app, mcp_lifespan = mcp_mount(bridge, agent_tokens(bridge))
-    mounts.append(("/mcp", mcp_app, mcp_lifespan))
+    mcp = LazyMcp(bridge, agent_tokens(bridge))
+    mounts.append(("/mcp", mcp, mcp.lifespan))
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
