@@ -27,6 +27,7 @@ from adapters.telegram.bindings import Bindings
 from adapters.telegram.calls import Caller, PollRequest, api, explain, whoami
 from adapters.telegram.config import TelegramConfig
 from adapters.telegram.ids import chat_of, message_ref, parse_ref
+from adapters.telegram.order import InOrderPerQuestion
 from adapters.telegram.taps import Taps
 from adapters.telegram.webhook import WEBHOOK_PATH
 from bridge import (
@@ -179,7 +180,8 @@ class TelegramAdapter:
                    .base_file_url(self.config.file_url).connect_timeout(timeout)
                    .read_timeout(timeout).write_timeout(timeout)
                    .get_updates_request(PollRequest(connection_pool_size=1,
-                                                    read_timeout=timeout)))
+                                                    read_timeout=timeout))
+                   .concurrent_updates(InOrderPerQuestion()))
         if self.config.mode == "webhook":
             builder = builder.updater(None)
         app: TelegramApp = builder.build()

@@ -87,6 +87,8 @@ class FakeTelegram:
         self.markups: dict[tuple[int, int], dict[str, Any]] = {}
         """Every reply_markup sent, by message (force_reply ones are not echoed in messages)."""
         self.failures: dict[str, list[web.Response]] = {}
+        self.holds: dict[str, asyncio.Event] = {}
+        """Calls of a method answered only once its event is set."""
         self._updates: list[dict[str, Any]] = []
         self._next_update = 1
         self._next_message = 100
@@ -231,6 +233,9 @@ class FakeTelegram:
                 return queued.pop(0)
         if method == "getUpdates":
             return await self._get_updates(params)
+        hold = self.holds.get(method)
+        if hold is not None:
+            await hold.wait()
         handler = getattr(self, f"_api_{method}", None)
         if handler is None:
             return _error(404, "Not Found")

@@ -49,6 +49,28 @@ async def test_button_tap_answers_the_agent_and_finalizes(tg: Tg, fake: FakeTele
         assert final["text"].endswith("\n\nAnswered: Production")
 
 
+async def test_a_tap_does_not_wait_for_the_answer_to_a_tap_on_another_question(
+    tg: Tg, fake: FakeTelegram,
+) -> None:
+    async with running(tg.config(DM["id"]), tg.env) as r, r.client() as client:
+        first = asyncio.create_task(client.ask(deploy(), session="one"))
+        one = await fake.sent(DM["id"], keyboard)
+        second = asyncio.create_task(client.ask(deploy(), session="two"))
+        two = await fake.sent(DM["id"], lambda m: keyboard(m) and m is not one)
+        fake.holds["answerCallbackQuery"] = held = asyncio.Event()
+        try:
+            await fake.tap(one, OWNER, "Production")
+            await fake.wait_for(lambda: fake.calls_of("answerCallbackQuery"))  # and held
+            await fake.tap(two, OWNER, "Canary")
+
+            assert (await asyncio.wait_for(second, 10)).to_json() == answered(
+                "deploy_target", "Canary")
+            assert (await asyncio.wait_for(first, 10)).to_json() == answered(
+                "deploy_target", "Production")
+        finally:
+            held.set()
+
+
 async def test_other_asks_for_own_words_by_force_reply(tg: Tg, fake: FakeTelegram) -> None:
     async with running(tg.config(DM["id"]), tg.env) as r, r.client() as client:
         qid = (await client.create(deploy()))["id"]

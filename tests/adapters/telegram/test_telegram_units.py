@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 from datetime import UTC, datetime
 
+from telegram import Update
+
 from adapters.telegram import ids, inbound, render
+from adapters.telegram.order import InOrderPerQuestion, order_key
 from bridge import (
     OTHER_BUTTON,
     SKIP_BUTTON,
@@ -17,6 +21,7 @@ from bridge import (
     QuestionId,
     SessionKey,
 )
+from tests.fakes.telegram import payload
 
 QID = QuestionId("q_" + "z" * 16)
 ANSWERERS = [42]
@@ -97,3 +102,53 @@ def test_surfaces_and_refs() -> None:
     assert ids.parse_target("42") == (42, None)
     assert ids.surface_for(-100123, 7) == "telegram:-100123/7"
     assert ids.parse_ref(ids.message_ref(-100123, 55)) == (-100123, 55)
+
+
+def _tap(data: str, chat: int = 42) -> Update:
+    update = payload("update_callback_query")
+    update["callback_query"].update({"data": data, "from": PERSON, "message": {
+        "message_id": 1, "date": 0, "chat": {"id": chat, "type": "private"}}})
+    return Update.de_json(update, None)
+
+
+def _text(chat: int) -> Update:
+    update = payload("update_message")
+    update["message"].update({"message_id": 2, "date": 0, "text": "2", "from": PERSON,
+                              "chat": {"id": chat, "type": "group", "title": "G"}})
+    return Update.de_json(update, None)
+
+
+PERSON = {"id": 42, "is_bot": False, "first_name": "Person"}
+
+
+def test_taps_keep_their_place_behind_their_question_and_messages_behind_their_chat() -> None:
+    assert order_key(_tap(f"ab:{QID}:1")) == QID
+    assert order_key(_tap(f"ab:{QID}:t0.1")) == QID
+    assert order_key(_tap("not ours", chat=7)) == "chat:7"
+    assert order_key(_text(-100)) == "chat:-100"
+
+
+async def test_updates_about_one_question_run_in_order_and_others_beside_them() -> None:
+    processor = InOrderPerQuestion()
+    ran: list[str] = []
+    gate = asyncio.Event()
+
+    async def handle(name: str, wait: bool = False) -> None:
+        ran.append(f"{name} began")
+        if wait:
+            await gate.wait()
+        ran.append(f"{name} ended")
+
+    other = QuestionId("q_" + "y" * 16)
+    first = asyncio.create_task(processor.process_update(_tap(f"ab:{QID}:1"),
+                                                         handle("first", wait=True)))
+    second = asyncio.create_task(processor.process_update(_tap(f"ab:{QID}:2"),
+                                                          handle("second")))
+    beside = asyncio.create_task(processor.process_update(_tap(f"ab:{other}:1"),
+                                                          handle("beside")))
+    await beside
+    assert ran == ["first began", "beside began", "beside ended"]  # second waits for first
+    gate.set()
+    await asyncio.gather(first, second)
+    assert ran[3:] == ["first ended", "second began", "second ended"]
+    assert not processor._lines  # nothing kept once the updates are done
