@@ -33,7 +33,8 @@ SENDERS_PER_PLATFORM = 2 * CALLS_PER_PLATFORM
 """Tasks working one platform's line of first prompts: twice its turns, so that while some
 send, the others record what they sent and take the next. A prompt waiting in the line is an
 entry, not a task: a task waiting for its turn costs about 2 KB, and on a slow host 10,000
-asks left 5,000 such tasks behind them, and 15 MB the process kept (bench/README.md)."""
+asks left 5,000 of them waiting at once; the process kept the memory (RSS with 10,000 pending
+153 MB with waiting tasks, 141 MB with the line; bench/README.md, round 8)."""
 FINALIZE_LEASE_MS = 60_000
 """A claimed edit not done within this is another's to make (its claimer died mid-edit)."""
 
