@@ -28,11 +28,6 @@ class LazyMcp:
         self._runner: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
 
-    @property
-    def loaded(self) -> bool:
-        return self._app is not None and self._app.done() and not self._app.cancelled() \
-            and self._app.exception() is None
-
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self._app is None:
             self._app = asyncio.get_running_loop().create_future()
