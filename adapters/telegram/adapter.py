@@ -179,8 +179,7 @@ class TelegramAdapter:
         builder = (ApplicationBuilder().token(self._token).base_url(self.config.base_url)
                    .base_file_url(self.config.file_url).connect_timeout(timeout)
                    .read_timeout(timeout).write_timeout(timeout)
-                   .get_updates_request(PollRequest(connection_pool_size=1,
-                                                    read_timeout=timeout))
+                   .get_updates_request(PollRequest(connection_pool_size=1, read_timeout=timeout))
                    .concurrent_updates(InOrderPerQuestion()))
         if self.config.mode == "webhook":
             builder = builder.updater(None)
