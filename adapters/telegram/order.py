@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Awaitable
 from typing import Any
 
 from telegram import Update
 from telegram.ext import BaseUpdateProcessor
 
-_QUESTION = re.compile(r"\bq_[a-z0-9]{1,40}\b")
+from adapters.telegram import inbound, native
+
 MAX_AT_ONCE = 64
 """Updates handled at once, whatever they are about."""
 
@@ -20,11 +20,14 @@ def order_key(update: object) -> str | None:
     names it); a message, the messages of its chat."""
     if not isinstance(update, Update):
         return None
-    query = update.callback_query
-    if query is not None:
-        found = _QUESTION.search(query.data or "")
-        if found:
-            return found.group(0)
+    if update.callback_query is not None:
+        data = update.callback_query.data or ""
+        button = inbound.parse_callback(data)
+        if button is not None:
+            return button[0]
+        pressed = native.parse(data)
+        if pressed is not None:
+            return pressed.question_id
     chat = update.effective_chat
     return f"chat:{chat.id}" if chat is not None else None
 
