@@ -6,17 +6,20 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 import structlog
 
 from bridge.contract import AskResult
 from bridge.ids import MessageRef, QuestionId, SurfaceId, surface_platform
+from bridge.onway import Once, on_its_way
 from bridge.prompts import Delivery, Finalization
 from bridge.rendering import final_kind, status_line
 from bridge.store.records import DeliveryRecord, QuestionRecord
-from bridge.types import DeliveryError
+from bridge.types import Adapter, DeliveryError
 
 if TYPE_CHECKING:
     from bridge.broker import Broker
@@ -42,10 +45,12 @@ FINALIZE_LEASE_MS = 60_000
 @dataclass(slots=True)
 class _Prompts:
     """A new question's prompts in the lines: when the last is sent or given up, and none could
-    be shown, the question ends `undelivered`."""
+    be shown, the question ends `undelivered`. `after`: platforms whose senders start once a
+    prompt of this question is on its way (see `Outbound.deliver_all`)."""
 
     record: QuestionRecord
     left: int
+    after: list[str]
     shown: bool = False
 
 
@@ -61,28 +66,47 @@ class Outbound:
         self._senders: dict[str, int] = {}
 
     def deliver_all(self, record: QuestionRecord, surfaces: list[SurfaceId]) -> None:
-        """Line up the prompt for each surface; senders start at once while there are turns."""
+        """Line up the prompt for each surface, and start a sender for the first platform.
+
+        The other platforms' senders start one after another, each once the previous one's
+        prompt is on its way (`on_its_way`: its request written and its answer awaited, or a
+        turn on its platform awaited). Started together, their preparations (render, sign,
+        build the request) would take turns at every checkpoint of their HTTP clients, and the
+        first prompt would leave only after all of them were ready (bench/README.md, round 9).
+        A platform whose senders are all busy is passed over: its line reaches the prompt in
+        its order."""
         if not surfaces:
             self.broker.spawn(self._undelivered(record))
             return
-        prompts = _Prompts(record, len(surfaces))
+        platforms: list[str] = []
+        prompts = _Prompts(record, len(surfaces), platforms)
         for surface in surfaces:
             platform = surface_platform(surface)
             line = self._lines.get(platform)
             if line is None:
                 line = self._lines[platform] = deque()
             line.append((prompts, surface))
+            platforms.append(platform)
+        self._start_next(prompts)
+
+    def _start_next(self, prompts: _Prompts) -> None:
+        """Start a sender for the next of the question's prompts whose platform can have one
+        more (a platform is listed once per surface: two chats on it are sent side by side)."""
+        while prompts.after:
+            platform = prompts.after.pop(0)
             if self._senders.get(platform, 0) < SENDERS_PER_PLATFORM:
                 self._senders[platform] = self._senders.get(platform, 0) + 1
-                self.broker.spawn(self._send_line(platform, line))
+                self.broker.spawn(self._send_line(platform, self._lines[platform]))
+                return
 
     async def _send_line(self, platform: str, line: deque[tuple[_Prompts, SurfaceId]]) -> None:
         """Send the line's prompts one after another until it is empty."""
         try:
             while line:
                 prompts, surface = line.popleft()
+                on_way = Once(partial(self._start_next, prompts)) if prompts.after else None
                 try:
-                    shown = await self.deliver_to(prompts.record, surface)
+                    shown = await self.deliver_to(prompts.record, surface, on_way=on_way)
                     prompts.left -= 1
                     prompts.shown = prompts.shown or shown
                     if not prompts.left and not prompts.shown:
@@ -91,6 +115,9 @@ class Outbound:
                     prompts.shown = True  # and the prompt may have been shown: do not end it
                     log.exception("delivery_not_recorded", question_id=prompts.record.id,
                                   surface=surface)
+                finally:
+                    if on_way is not None:  # given up before it was on its way: start the next
+                        on_way()
         finally:
             self._senders[platform] -= 1
 
@@ -98,18 +125,17 @@ class Outbound:
         await self.broker.resolve(record.id, AskResult.no_answer("undelivered"), None)
 
     async def deliver_to(self, record: QuestionRecord, surface: SurfaceId,
-                         resend: bool = False) -> bool:
-        """Send the prompt to one surface and record it; False when it could not be shown."""
+                         resend: bool = False, on_way: Callable[[], None] | None = None) -> bool:
+        """Send the prompt to one surface and record it; False when it could not be shown.
+        `on_way` is called once the prompt is on its way, or given up (see `deliver_all`)."""
         adapter = self.broker.surfaces.adapter_for(surface)
         if adapter is None:
             await self._failed(record, surface, f"no {surface_platform(surface)} adapter is "
                                "configured for this surface")
             return False
         try:
-            # asyncio.timeout: no extra task, unlike wait_for; the wait for a turn is not timed
-            async with self.turn(surface), asyncio.timeout(self.broker.delivery_timeout):
-                prompt = self.broker.surfaces.prompt(record, surface)
-                ref = await adapter.deliver(surface, prompt)
+            sending = self._send(adapter, record, surface)
+            ref = await (sending if on_way is None else on_its_way(sending, on_way))
         except DeliveryError as exc:
             await self._failed(record, surface, str(exc))
             return False
@@ -126,6 +152,14 @@ class Outbound:
         if await self._ended(record.id):  # ended while this prompt was on its way: edit it too
             await self.finalize_one(DeliveryRecord(record.id, surface, "delivered", ref))
         return True
+
+    async def _send(self, adapter: Adapter, record: QuestionRecord,
+                    surface: SurfaceId) -> MessageRef | None:
+        """The prompt, once the platform has a turn (waiting for one is a wait like any other:
+        the next platform's sender starts meanwhile)."""
+        # asyncio.timeout: no extra task, unlike wait_for; the wait for a turn is not timed
+        async with self.turn(surface), asyncio.timeout(self.broker.delivery_timeout):
+            return await adapter.deliver(surface, self.broker.surfaces.prompt(record, surface))
 
     def turn(self, surface: SurfaceId) -> asyncio.Semaphore:
         """Taken around every call to the surface's platform (see CALLS_PER_PLATFORM)."""

@@ -48,8 +48,9 @@ def test_bridge_all_is_explicit_and_importable() -> None:
 GROUND = {"contract", "validation", "labels", "parsing", "rendering", "prompts", "ids", "inbound",
           "types", "i18n", "backoff", "security", "errors", "splitting", "sections", "version"}
 """Words and shapes: the contract, the parser, the renderer, the adapter protocols."""
-CORE = {"broker", "inbox", "outbound", "reach", "selections", "queries", "surfaces", "pending",
-        "deadlines", "events", "leader", "config", "config_keys", "plugins", "logs", "store"}
+CORE = {"broker", "inbox", "outbound", "onway", "reach", "selections", "queries", "surfaces",
+        "pending", "deadlines", "events", "leader", "config", "config_keys", "plugins", "logs",
+        "store"}
 """The lifecycle of a question, and the store it is kept in."""
 INTERFACES = {"http", "mcp", "composition", "cli", "cli_agent", "doctor", "client", "__init__",
               "__main__"}

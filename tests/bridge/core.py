@@ -20,9 +20,10 @@ from tests.fakes.gateway import Gateway
 from tests.harness import WEBHOOK_SECRET
 
 SMS = SurfaceId("webhook:sms:+100")
+PAGER = SurfaceId("webhook:sms:+200")
 PERSON = UserRef("+100")
 ENV = {"AGENT_TOKEN": "test-agent-token-0123456789", "SUB_TOKEN": "test-subagent-token-0123456789",
-       "HOOK_SECRET": WEBHOOK_SECRET}
+       "PAGED_TOKEN": "test-paged-token-0123456789", "HOOK_SECRET": WEBHOOK_SECRET}
 DEPLOY = {"questions": [{
     "id": "deploy_target", "header": "Deploy", "question": "Where should I deploy?",
     "options": [{"label": "Staging (Recommended)"}, {"label": "Production"}, {"label": "Canary"}],
@@ -66,6 +67,7 @@ async def started(tmp: Path, gateway: Gateway) -> AsyncIterator[Core]:
         "agents": [
             {"name": "assistant", "token_env": "AGENT_TOKEN", "role": "main", "surfaces": [SMS]},
             {"name": "helper", "token_env": "SUB_TOKEN", "role": "subagent", "surfaces": [SMS]},
+            {"name": "paged", "token_env": "PAGED_TOKEN", "role": "main", "surfaces": [SMS, PAGER]},
         ],
         "webhooks": {"sms": {"secret_env": "HOOK_SECRET", "url": gateway.url}},
     })

@@ -11,7 +11,8 @@ import pytest
 from bridge import QuestionId, TextReceived
 from bridge.errors import Conflict, Forbidden, NotFound
 from bridge.outbound import CALLS_PER_PLATFORM, SENDERS_PER_PLATFORM
-from tests.bridge.core import DEPLOY, PERSON, SMS, Core, request, started
+from bridge.store.records import DeliveryRecord
+from tests.bridge.core import DEPLOY, PAGER, PERSON, SMS, Core, request, started
 from tests.fakes.gateway import gateway
 from tests.harness import WEBHOOK_SECRET, stays, until
 
@@ -104,6 +105,26 @@ async def test_calls_to_one_platform_take_turns_and_every_prompt_arrives(core: C
     assert sorted(p["questionId"] for p in core.gateway.prompts()) == sorted(r.id for r in records)
     for record in records:
         await until(partial(core.delivered, record.id))
+
+
+async def test_a_question_s_prompts_go_out_side_by_side_not_one_round_trip_after_another(
+        core: Core) -> None:
+    # its second prompt is started once the first is on its way, not once it was answered
+    core.gateway.hold = asyncio.Event()
+    record = await core.broker.ask("paged", "main", request(DEPLOY), waiting=False)
+    await until(lambda: core.gateway.in_flight == 2)
+
+    core.gateway.hold.set()
+
+    await until(lambda: len(core.gateway.prompts()) == 2)
+    assert [p["conversation"] for p in core.gateway.prompts()] == ["+100", "+200"]
+    deliveries = await until(partial(delivered_both, core, record.id))
+    assert [d.surface for d in deliveries] == [SMS, PAGER]
+
+
+async def delivered_both(core: Core, question_id: QuestionId) -> list[DeliveryRecord] | None:
+    deliveries = await core.broker.store.deliveries(question_id)
+    return deliveries if all(d.state == "delivered" for d in deliveries) else None
 
 
 async def test_prompts_waiting_for_a_turn_wait_in_a_line_not_as_tasks(core: Core) -> None:
