@@ -4,12 +4,14 @@ A coroutine that the event loop runs suspends in one of two ways: a bare `yield`
 such as `asyncio.sleep(0)`, which HTTP clients make several times while they prepare a request,
 to let other tasks run) or by yielding the future it waits for (an answer from the network, a
 database thread, a lock held by someone else). `on_its_way` runs a coroutine as it is and calls
-`then` the first time it does the second, or when it ends, whichever comes first. For a platform
-call that is right after the request was written: what comes next is the platform's answer.
+`then` the first time it does the second, or when it returns or raises, whichever comes first
+(not when it is cancelled). For a platform call that is right after the request was written:
+what comes next is the platform's answer.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Coroutine, Generator
 from typing import Any, TypeVar
 
@@ -39,6 +41,7 @@ class _OnItsWay:
 
     def __await__(self) -> Generator[Any, Any, Any]:
         coro, sent, thrown = self.coro, None, None
+        cancelled = False
         try:
             while True:
                 try:
@@ -57,12 +60,16 @@ class _OnItsWay:
                 if self.then.call is None and sent is None and thrown is None:
                     # called: the rest is the coroutine's own, driven straight by the task
                     return (yield from coro.__await__())
+        except asyncio.CancelledError:
+            cancelled = True  # abandoned, not on its way: whoever cancelled is going away
+            raise
         finally:
-            self.then()
+            if not cancelled:
+                self.then()
 
 
 async def on_its_way(coro: Coroutine[Any, Any, T], then: Callable[[], None]) -> T:
     """Await `coro`; `then()` is called once, the first time `coro` waits on a future, or when
-    it returns or raises."""
+    it returns or raises; not when it is cancelled before either."""
     result: T = await _OnItsWay(coro, then)
     return result

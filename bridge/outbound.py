@@ -111,6 +111,9 @@ class Outbound:
                     prompts.shown = prompts.shown or shown
                     if not prompts.left and not prompts.shown:
                         await self._undelivered(prompts.record)
+                except asyncio.CancelledError:
+                    on_way = None  # stopping: what is left stays `sending`, for the next start
+                    raise
                 except Exception:  # the store is away: the delivery stays `sending` for a restart
                     prompts.shown = True  # and the prompt may have been shown: do not end it
                     log.exception("delivery_not_recorded", question_id=prompts.record.id,

@@ -70,7 +70,28 @@ async def test_a_timeout_around_it_cancels_the_coroutine_inside() -> None:
     with pytest.raises(TimeoutError):
         async with asyncio.timeout(0.05):
             await on_its_way(never(), lambda: calls.append("then"))
-    assert seen == ["cancelled"] and calls == ["then"]
+    assert seen == ["cancelled"] and calls == ["then"]  # at the wait, once
+
+
+async def test_cancelled_before_it_ever_waited_it_calls_nothing() -> None:
+    calls: list[str] = []
+    checkpoints = 0
+
+    async def busy() -> None:
+        nonlocal checkpoints
+        while True:
+            checkpoints += 1
+            await asyncio.sleep(0)
+
+    busying = asyncio.create_task(on_its_way(busy(), lambda: calls.append("then")))
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert checkpoints >= 2
+    busying.cancel()
+
+    with pytest.raises(asyncio.CancelledError):
+        await busying
+    assert calls == []
 
 
 async def test_an_error_the_coroutine_handles_inside_does_not_end_it() -> None:
