@@ -52,7 +52,8 @@ class _OnItsWay:
                     self.then()
                 try:
                     sent, thrown = (yield yielded), None
-                except GeneratorExit:
+                except GeneratorExit:  # closed unfinished (its task was dropped): as cancelled
+                    cancelled = True
                     coro.close()
                     raise
                 except BaseException as exc:  # cancellation, and anything thrown in: pass it on

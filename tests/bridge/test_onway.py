@@ -105,3 +105,22 @@ async def test_an_error_the_coroutine_handles_inside_does_not_end_it() -> None:
         return "never"
 
     assert await on_its_way(patient(), lambda: None) == "gave up waiting, then answered"
+
+
+async def test_closed_unfinished_it_closes_the_coroutine_and_calls_nothing() -> None:
+    calls: list[str] = []
+    closed: list[str] = []
+
+    async def busy() -> None:
+        try:
+            await asyncio.sleep(0)
+            await asyncio.sleep(0)
+        except GeneratorExit:
+            closed.append("closed")
+            raise
+
+    steps = on_its_way(busy(), lambda: calls.append("then")).__await__()
+    next(steps)  # to its first checkpoint, as a task's first step would
+    steps.close()  # as when an unfinished task is dropped
+
+    assert closed == ["closed"] and calls == []
