@@ -1,12 +1,15 @@
 """The /sync loop (leader only) and what each event becomes: text, a vote, an accepted invite.
 
-The position (`next_batch`) is kept in the store after every batch, so a restart resumes where
-it left off: answers given while askbridge was down are taken, old ones are never replayed.
+Each room's events are handled in the order they came, rooms side by side, and the next /sync
+does not wait for them (`order`). The position (`next_batch`) is kept in the store once every
+event before it is handled, so a restart resumes where it left off: answers given while
+askbridge was down are taken, old ones are never replayed.
 """
 
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import Any
 
 import structlog
@@ -16,11 +19,11 @@ from adapters.matrix.client import MatrixClient, SyncFailed
 from adapters.matrix.config import MatrixConfig
 from adapters.matrix.ids import surface_for
 from adapters.matrix.inbound import Mark, Said, Sealed, Vote
+from adapters.matrix.order import InRoomOrder
 from bridge import (
     DEFAULT_LOCALE,
     AdapterState,
     AnswerSubmitted,
-    DeliveryError,
     InboundReply,
     InboundSink,
     Queries,
@@ -58,14 +61,22 @@ class Syncer:
         self._warned: set[str] = set()
         self._not_before = 0
         """With no stored position, events older than our first sync are history, not answers."""
+        self._order = InRoomOrder(partial(state.put, POSITION))
         self.locale = config.locale or DEFAULT_LOCALE
         """For notices with no prompt at hand (this section's language, else English)."""
 
     async def run(self) -> None:
-        """Sync until cancelled; a failed /sync backs off (to a minute) and resumes."""
+        """Sync until cancelled; a failed /sync backs off (to a minute) and resumes. Events
+        still being handled are cancelled with it, and the stored position stays before them."""
         self._since = await self.state.get(POSITION)
         if self._since is None:
             self._not_before = int(time.time() * 1000) - 2000
+        try:
+            await self._sync()
+        finally:
+            await self._order.stop()
+
+    async def _sync(self) -> None:
         while True:
             try:
                 while True:
@@ -80,30 +91,23 @@ class Syncer:
                     log.warning("matrix_sync_failed", error=str(exc), retry_in=round(delay, 1))
 
     async def once(self) -> None:
-        """One /sync: a fresh start only takes the position, later ones handle their events."""
+        """One /sync: a fresh start only takes the position, later ones take their events."""
         first = self._since is None
         resp = await self.client.sync(self._since, 0 if first else self.config.sync_timeout * 1000,
                                       SYNC_FILTER)
+        batch = self._order.batch(str(resp.next_batch))
         if not first:
-            await self.handle(resp)
+            for room_id, invite in resp.rooms.invite.items():
+                state = [_stripped(e) for e in invite.invite_state]
+                await self._order.add(batch, room_id, partial(self._invited, room_id, state))
+            for room_id, info in resp.rooms.join.items():
+                for event in info.timeline.events:
+                    raw = getattr(event, "source", None)
+                    if isinstance(raw, dict) and raw.get("origin_server_ts", 0) >= self._not_before:
+                        await self._order.add(batch, room_id, partial(self._dispatch, room_id, raw))
             self._not_before = 0  # only the batch right after a fresh start can hold history
-        self._since = str(resp.next_batch)
-        await self.state.put(POSITION, self._since)
-
-    async def handle(self, resp: Any) -> None:
-        for room_id, invite in resp.rooms.invite.items():
-            await self._invited(room_id, [_stripped(e) for e in invite.invite_state])
-        for room_id, info in resp.rooms.join.items():
-            for event in info.timeline.events:
-                raw = getattr(event, "source", None)
-                if not isinstance(raw, dict) or raw.get("origin_server_ts", 0) < self._not_before:
-                    continue
-                try:
-                    await self._dispatch(room_id, raw)
-                except DeliveryError as exc:  # a notice could not be posted; the answer stands
-                    log.warning("matrix_notice_failed", room_id=room_id, error=str(exc))
-                except Exception:  # one odd event must not stop the stream for everyone else
-                    log.exception("matrix_event_failed", room_id=room_id)
+        self._since = batch.position
+        await self._order.taken(batch)
 
     async def _dispatch(self, room_id: str, raw: dict[str, Any]) -> None:
         match inbound.event_from(room_id, raw, self.client.user_id):

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 from datetime import UTC, datetime, timedelta
-from urllib.parse import quote
+from typing import Any
+from urllib.parse import quote, unquote
 
 import pytest
 
@@ -25,6 +27,7 @@ from bridge import (
 )
 from bridge.rendering import build_prompt
 from bridge.surfaces import asked
+from tests.adapters.matrix.held import HeldCalls
 from tests.adapters.matrix.people import (
     POLL_END,
     POLL_START,
@@ -160,3 +163,38 @@ async def test_a_replica_that_does_not_sync_still_delivers_and_finalizes(mx: Mx)
         assert edit and edit[0]["content"]["m.new_content"]["body"].endswith("\n\nExpired")
     finally:
         await adapter.stop()
+
+
+async def test_a_notice_held_in_one_room_holds_up_no_answer_in_another(mx: Mx) -> None:
+    """Rooms are handled side by side: while the homeserver keeps one room's notice waiting, an
+    answer given in another room is taken. The position is not stored past the waiting event,
+    so a restart handles it again and nothing is lost."""
+    other = await make_room(mx.person, mx.bot)
+
+    def notice_in_first_room(method: str, path: str, body: bytes) -> bool:
+        return method == "PUT" and mx.room in unquote(path) and b"m.notice" in body
+
+    surfaces = [mx.surface, f"matrix:{other}"]
+    async with HeldCalls(mx.hs.url, notice_in_first_room) as slow:
+        config = mx.config(surfaces, homeserver=slow.url)
+        async with running(config, mx.env) as r, r.client() as client:
+            qid = (await client.create(DEPLOY))["id"]
+            await until(lambda: _all_delivered(r, qid), timeout=20)
+            text, _ = await mx.prompt_events(qid)
+            wrong = await mx.person.say(mx.room, "7", reply_to=text["event_id"])
+            await asyncio.wait_for(slow.holding.wait(), 20)
+            await mx.person.say(other, "production")
+            result = await client.result(qid, wait=15)
+            assert result is not None and result.answer_map() == {
+                "deploy_target": ["Production"]}, "taken while the other room's notice waited"
+            assert not await mx.notices(wrong)
+        slow.let_go(forward=False)  # the notice is lost with the stopped bridge
+
+    async with running(mx.config(surfaces), mx.env):
+        told = await seen(lambda: mx.notices(wrong))
+        assert told == ["This question has already ended."], "the reply was handled again"
+
+
+async def _all_delivered(r: Any, question_id: str) -> bool:
+    rows = await r.bridge.store.deliveries(question_id)
+    return len(rows) == 2 and all(row.state == "delivered" for row in rows)
