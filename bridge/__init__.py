@@ -56,6 +56,7 @@ from bridge.rendering import OTHER_BUTTON, SKIP_BUTTON, prompt_text
 from bridge.sections import AdapterConfig
 from bridge.security import SIGNATURE_HEADER, sign, verify_signature
 from bridge.splitting import caption, split_escaped, split_text, status_room
+from bridge.tls import client_tls
 from bridge.types import (
     Adapter,
     AdapterContext,
@@ -132,6 +133,7 @@ __all__ = [
     "backoff",
     "backoff_delay",
     "caption",
+    "client_tls",
     "config_problems",
     "env_secret",
     "error_response",

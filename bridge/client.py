@@ -14,6 +14,7 @@ import httpx
 from bridge.config import load_credentials
 from bridge.contract import AskRequest, AskResult
 from bridge.i18n import tr
+from bridge.tls import client_tls
 
 DEFAULT_URL = "http://127.0.0.1:8765"
 
@@ -90,6 +91,7 @@ class AskClient:
             timeout=httpx.Timeout(30.0, read=None),
             transport=transport,
             trust_env=False,
+            verify=client_tls(),
         )
 
     async def __aenter__(self) -> AskClient:

@@ -19,6 +19,7 @@ from bridge.ids import QuestionId
 from bridge.queries import question_view
 from bridge.security import SIGNATURE_HEADER, sign
 from bridge.store.records import OutboxEvent, Store, iso, now_ms
+from bridge.tls import client_tls
 
 log = structlog.get_logger("askbridge.events")
 
@@ -48,7 +49,8 @@ class EventHooks:
                  transport: httpx.AsyncBaseTransport | None = None) -> None:
         self.store = store
         self.hooks = {h.config.url: h for h in hooks}
-        self._http = httpx.AsyncClient(transport=transport, trust_env=False, timeout=10.0)
+        self._http = httpx.AsyncClient(transport=transport, trust_env=False, timeout=10.0,
+                                       verify=client_tls())
         self._wake = asyncio.Event()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._runner: asyncio.Task[None] | None = None

@@ -50,7 +50,7 @@ GROUND = {"contract", "validation", "labels", "parsing", "rendering", "prompts",
 """Words and shapes: the contract, the parser, the renderer, the adapter protocols."""
 CORE = {"broker", "inbox", "outbound", "onway", "reach", "selections", "queries", "surfaces",
         "pending", "deadlines", "events", "leader", "config", "config_keys", "plugins", "logs",
-        "store"}
+        "store", "tls"}
 """The lifecycle of a question, and the store it is kept in."""
 INTERFACES = {"http", "mcp", "composition", "cli", "cli_agent", "doctor", "client", "__init__",
               "__main__"}

@@ -24,7 +24,7 @@ from telegram.ext import (
 
 from adapters.telegram import inbound, render, webhook
 from adapters.telegram.bindings import Bindings
-from adapters.telegram.calls import Caller, PollRequest, api, explain, whoami
+from adapters.telegram.calls import Caller, api, explain, requests, whoami
 from adapters.telegram.config import TelegramConfig
 from adapters.telegram.ids import chat_of, message_ref, parse_ref
 from adapters.telegram.order import InOrderPerQuestion
@@ -175,12 +175,10 @@ class TelegramAdapter:
     # connection --------------------------------------------------------------------------
 
     def _build(self) -> TelegramApp:
-        timeout = self.config.request_timeout
+        calls, polls = requests(self.config)
         builder = (ApplicationBuilder().token(self._token).base_url(self.config.base_url)
-                   .base_file_url(self.config.file_url).connect_timeout(timeout)
-                   .read_timeout(timeout).write_timeout(timeout)
-                   .get_updates_request(PollRequest(connection_pool_size=1, read_timeout=timeout))
-                   .concurrent_updates(InOrderPerQuestion()))
+                   .base_file_url(self.config.file_url).request(calls)
+                   .get_updates_request(polls).concurrent_updates(InOrderPerQuestion()))
         if self.config.mode == "webhook":
             builder = builder.updater(None)
         app: TelegramApp = builder.build()

@@ -25,7 +25,7 @@ from telegram.request import HTTPXRequest
 from telegram.warnings import PTBDeprecationWarning, PTBUserWarning
 
 from adapters.telegram.config import TelegramConfig
-from bridge import DeliveryError, backoff_delay
+from bridge import DeliveryError, backoff_delay, client_tls
 
 log = structlog.get_logger("askbridge.telegram")
 T = TypeVar("T")
@@ -52,6 +52,16 @@ class PollRequest(HTTPXRequest):
     async def do_request(self, *args: Any, **kwargs: Any) -> tuple[int, bytes]:
         await asyncio.sleep(POLL_PAUSE)
         return await super().do_request(*args, **kwargs)
+
+
+def requests(config: TelegramConfig) -> tuple[HTTPXRequest, PollRequest]:
+    """PTB's two request layers, for every call and for getUpdates, as its builder makes them
+    (256 and 1 connections) but on the process's shared TLS context: each would otherwise read
+    the CA bundle for itself."""
+    timeout, tls = config.request_timeout, {"verify": client_tls()}
+    return (HTTPXRequest(connection_pool_size=256, connect_timeout=timeout, read_timeout=timeout,
+                         write_timeout=timeout, httpx_kwargs=tls),
+            PollRequest(connection_pool_size=1, read_timeout=timeout, httpx_kwargs=tls))
 
 
 async def api(bot: Bot, method: str, **params: Any) -> Any:
@@ -127,7 +137,9 @@ class Caller:
 
 async def whoami(config: TelegramConfig, token: str) -> str:
     """`askbridge doctor`: getMe with the configured token, or a `DeliveryError` saying why not."""
-    bot = Bot(token, base_url=config.base_url, base_file_url=config.file_url)
+    calls, polls = requests(config)
+    bot = Bot(token, base_url=config.base_url, base_file_url=config.file_url, request=calls,
+              get_updates_request=polls)
     try:
         me = await bot.get_me(read_timeout=config.request_timeout)
     except TelegramError as exc:

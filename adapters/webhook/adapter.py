@@ -37,6 +37,7 @@ from bridge import (
     Reminder,
     SurfaceId,
     backoff,
+    client_tls,
     error_response,
     parse_json,
     sign,
@@ -63,8 +64,9 @@ class WebhookAdapter:
                        for name, c in channels.items()}
         # Every connection it opens is kept for reuse (httpx keeps 20 of at most 100 by
         # default, so a burst of prompts would open and close connections by the dozen).
-        self._http = httpx.AsyncClient(transport=transport, trust_env=False, limits=httpx.Limits(
-            max_connections=100, max_keepalive_connections=100))
+        self._http = httpx.AsyncClient(
+            transport=transport, trust_env=False, verify=client_tls(),
+            limits=httpx.Limits(max_connections=100, max_keepalive_connections=100))
 
     def capabilities(self, surface: SurfaceId) -> Capabilities:
         channel = self.channels.get(target_of(surface)[0])

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import ssl
+from typing import Any
 
 import pytest
 from structlog.testing import capture_logs
 
 from adapters.telegram import create
 from adapters.telegram.webhook import SECRET_HEADER, WEBHOOK_PATH
-from bridge import AdapterContext, ConfigError, DeliveryError
+from bridge import AdapterContext, ConfigError, DeliveryError, client_tls
 from tests.adapters.telegram.flows import DM, OWNER, Tg, answered, delivered, deploy, edited, keyboard
 from tests.fakes.telegram import FakeTelegram
 from tests.harness import running
@@ -103,3 +105,26 @@ def test_config_problems_are_sentences(tg: Tg) -> None:
                               base_url=""))
     with pytest.raises(ConfigError, match="mode"):
         create(AdapterContext(config=tg.config(DM["id"], mode="push"), env=tg.env, base_url=""))
+
+
+async def test_every_https_client_reads_the_ca_bundle_once(
+        tg: Tg, fake: FakeTelegram, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each httpx client would build its own TLS context, reading the whole CA bundle (25-45 ms
+    and most of a megabyte apiece): Telegram's two, the webhook channel's, the doctor's and
+    the agents' Python client share the process's one."""
+    reads: list[Any] = []
+    read = ssl.SSLContext.load_verify_locations
+
+    def counted(self: ssl.SSLContext, *args: Any, **kwargs: Any) -> None:
+        reads.append(args or kwargs)
+        read(self, *args, **kwargs)
+    monkeypatch.setattr(ssl.SSLContext, "load_verify_locations", counted)
+    client_tls.cache_clear()
+    config = tg.config(DM["id"])
+    async with running(config, tg.env) as r, r.client() as client:  # with the `sms` webhook
+        await client.create(deploy())
+        await fake.sent(DM["id"], keyboard)
+        await delivered(r, DM["id"])
+        doctor = create(AdapterContext(config=config, env=tg.env, base_url=""))
+        assert doctor is not None and await doctor.check() == "Telegram bot @askbridge_test_bot"
+    assert len(reads) == 1
