@@ -33,7 +33,7 @@ def build(base_url: str, token: str, chat_id: int) -> Starlette:
         query = update.callback_query
         if query is None or not query.data:
             return
-        key, _, index = query.data.rpartition(":")
+        key, _sep, index = query.data.rpartition(":")
         future = waiting.pop(key, None)
         if future is not None and not future.done():
             future.set_result(int(index))

@@ -67,7 +67,8 @@ def test_one_place_lists_every_environment_variable() -> None:
     table = readme.read_text().split("## Environment variables", 1)[1].split("\n## ", 1)[0]
     code = "\n".join(p.read_text() for d in ("bridge", "adapters") for p in (ROOT / d).rglob("*.py"))
     read = set(re.findall(r"\bASKBRIDGE_[A-Z_]+\b", code))
-    defaults = {f.default for model in (*_models(), BridgeConfig)
+    models: list[type[BaseModel]] = [*_models(), BridgeConfig]
+    defaults = {f.default for model in models
                 for name, f in _fields(model) if name.endswith("_env") and isinstance(f.default, str)}
     assert read and defaults
     for var in sorted(read | defaults):

@@ -283,7 +283,7 @@ async def _delivered_to(r: Any, surface: str) -> bool:
 
 # a long prompt is split, never clipped ----------------------------------------------------------
 
-LONG = {"questions": [{
+LONG: dict[str, Any] = {"questions": [{
     "id": f"part_{n}", "header": f"Part {n}",
     "question": f"Question {n} asks " + " ".join(f"w{n}x{k}" for k in range(80)),
     "options": [{"label": f"Option {n}{i} " + "l" * 50,
@@ -480,7 +480,7 @@ async def test_native_single_keeps_numbered_text(platform: str, tmp_path: Path) 
 async def test_native_largest_prompt_fits_the_platform(platform: str, tmp_path: Path) -> None:
     """Three multiSelect questions of four 64-character labels: within every limit the fakes
     enforce (callback data, rows, options, ids, blocks), so the prompt is delivered natively."""
-    big = {"questions": [{
+    big: dict[str, Any] = {"questions": [{
         "id": f"q{n}_{'x' * 60}", "header": f"Header {n}", "question": f"Which ones for {n}? " * 27,
         "multiSelect": True, "options": [{"label": f"{n}{i}" + "é" * 62, "description": "d" * 200}
                                          for i in range(4)]} for n in range(3)]}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,7 +22,7 @@ from bridge.validation import parse_ask_request
 from tests.adapters.webhook.flows import CHECKS, DEPLOY
 
 
-def prompt(locale: str, request: dict[str, object] = DEPLOY, buttons: bool = True) -> Prompt:
+def prompt(locale: str, request: dict[str, Any] = DEPLOY, buttons: bool = True) -> Prompt:
     created = now_ms()
     record = QuestionRecord(id=QuestionId("q_test"), agent="a", session="s",  # type: ignore[arg-type]
                             request=parse_ask_request(request), status="pending",
@@ -60,7 +61,7 @@ def test_discord_text_prompt_keeps_everything_but_the_expiry_line() -> None:
 
 def test_webhook_status_for_several_questions() -> None:
     final = Finalization("skipped", "Dilewati", prompt("id", {"questions": [
-        DEPLOY["questions"][0], CHECKS]}, buttons=False))  # type: ignore[index]
+        DEPLOY["questions"][0], CHECKS]}, buttons=False))
     assert webhook_render.final("+1", final, 160) == [{
         "conversation": "+1", "questionId": "q_test", "kind": "status",
         "text": "Pertanyaan Anda: Dilewati"}]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +58,7 @@ async def test_oversized_body_is_413(tmp_path: Path) -> None:
                                    headers=AUTH | {"content-type": "application/json"})
         assert response.status_code == 413
 
-        async def chunks():  # no Content-Length: the limit counts streamed bytes
+        async def chunks() -> AsyncIterator[bytes]:  # no Content-Length: streamed bytes count
             for _ in range(20):
                 yield b"x" * 65536
 

@@ -25,7 +25,7 @@ def test_the_example_parses_and_builds_every_adapter() -> None:
     assert sorted(adapters) == ["discord", "slack", "telegram", "web", "webhook"]
 
 
-def _plugins():  # type: ignore[no-untyped-def]
+def _plugins() -> list[AdapterPlugin]:
     from bridge.plugins import discover
 
     return discover()

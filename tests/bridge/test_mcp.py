@@ -51,27 +51,27 @@ async def test_stdio_lists_the_tool_with_schema_and_guidance(tmp_path: Path) -> 
 
 
 async def test_stdio_call_is_answered_with_progress(tmp_path: Path) -> None:
-    progress: list[tuple[float, str | None]] = []
+    updates: list[tuple[float, str | None]] = []
 
     totals: list[float | None] = []
 
-    async def on_progress(done: float, total: float | None, message: str | None) -> None:
-        progress.append((done, message))
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        updates.append((progress, message))
         totals.append(total)
 
     async with running(make_config(tmp_path)) as r:
         async with stdio_client(stdio_params(r)) as (read, write), ClientSession(read, write) as s:
             await s.initialize()
             # Answer only once progress notifications have flowed.
-            answering = asyncio.create_task(answer_when_pending(r, "3", ready=lambda: progress))
+            answering = asyncio.create_task(answer_when_pending(r, "3", ready=lambda: updates))
             result = await s.call_tool("ask_user", DEPLOY, progress_callback=on_progress)
             await answering
             assert result.isError is False
             assert result.structuredContent == EXPECTED
             text = result.content[0].text  # type: ignore[union-attr]
             assert "deploy_target: Canary" in text
-            assert progress and "Waiting for the user's answer" in (progress[0][1] or "")
-            assert "s left" in (progress[0][1] or "")
+            assert updates and "Waiting for the user's answer" in (updates[0][1] or "")
+            assert "s left" in (updates[0][1] or "")
             assert totals[0] == DEPLOY.get("timeoutSeconds", 900)  # total = the ask's timeout
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from bridge.ids import AgentName, QuestionId, SessionKey
 from bridge.prompts import Capabilities
 from bridge.rendering import build_prompt
@@ -10,9 +12,9 @@ from bridge.store.records import QuestionRecord
 from bridge.surfaces import asked
 from bridge.validation import parse_ask_request
 
-ZONES = {"id": "zones", "header": "Zones", "question": "Which zones?", "multiSelect": True,
+ZONES: dict[str, Any] = {"id": "zones", "header": "Zones", "question": "Which zones?", "multiSelect": True,
          "options": [{"label": z} for z in ("North", "South", "East", "West")]}
-ENV = {"id": "env", "header": "Env", "question": "Which environment?",
+ENV: dict[str, Any] = {"id": "env", "header": "Env", "question": "Which environment?",
        "options": [{"label": "Staging"}, {"label": "Production"}]}
 ALL = Capabilities(buttons=True, edits=True, native_multi=True, native_several=True)
 

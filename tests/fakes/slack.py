@@ -301,6 +301,6 @@ def signed_headers(body: str, secret: str = SIGNING_SECRET,
                    timestamp: int | None = None) -> dict[str, str]:
     """Headers Slack sends with an HTTP-mode request (timestamp defaults to now)."""
     ts = str(int(time.time()) if timestamp is None else timestamp)
-    return {"X-Slack-Request-Timestamp": ts,
-            "X-Slack-Signature": SignatureVerifier(secret).generate_signature(
-                timestamp=ts, body=body)}
+    signature = SignatureVerifier(secret).generate_signature(timestamp=ts, body=body)
+    assert signature is not None
+    return {"X-Slack-Request-Timestamp": ts, "X-Slack-Signature": signature}

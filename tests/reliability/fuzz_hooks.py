@@ -19,8 +19,8 @@ MAX_WAIT = 0.5
 """`?wait=` long-polls for up to an hour; the fuzzer has a minute for everything."""
 
 
-def _is_channel(case: Case) -> bool:
-    return case.operation.path.startswith("/v1/channels/webhook/")
+def _is_channel(case: Case[Any]) -> bool:
+    return str(case.operation.path).startswith("/v1/channels/webhook/")
 
 
 def _wire_body(body: Any) -> bytes:
@@ -38,10 +38,10 @@ def _wire_body(body: Any) -> bytes:
 class AgentOrChannel:
     """The agent's bearer token on the agents' API; the channel's HMAC on channel replies."""
 
-    def get(self, case: Case, ctx: Any) -> str:
+    def get(self, case: Case[Any], ctx: Any) -> str:
         return TOKEN
 
-    def set(self, case: Case, data: str, ctx: Any) -> None:
+    def set(self, case: Case[Any], data: str, ctx: Any) -> None:
         if _is_channel(case):
             case.headers[SIGNATURE_HEADER] = sign(SECRET, _wire_body(case.body))
         else:
@@ -49,7 +49,7 @@ class AgentOrChannel:
 
 
 @schemathesis.hook
-def before_call(context: Any, case: Case, kwargs: dict[str, Any]) -> None:
+def before_call(context: Any, case: Case[Any], kwargs: dict[str, Any]) -> None:
     wait = (case.query or {}).get("wait")
     if isinstance(wait, int | float) and not isinstance(wait, bool) and wait > MAX_WAIT:
         case.query["wait"] = MAX_WAIT

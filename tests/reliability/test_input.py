@@ -41,7 +41,7 @@ _TALLY: Counter[str] = Counter()
 
 # -- generated tool calls --------------------------------------------------------------------
 
-VALUES = st.one_of(
+VALUES: st.SearchStrategy[Any] = st.one_of(
     st.sampled_from(["", " ", "Other", "other…", "Something else", "lainnya", "Prod (Recommended)",
                      "Production", "a" * 65, "b" * 501, "x" * 201, "Ünïcødé 🙂", "1", "-", None,
                      True, False, 0, 12.5, -1, 29, 30, 3600, 3601, [], {}, "12"]),

@@ -141,8 +141,8 @@ async def _subagent_cannot_ask(url: str) -> str:
             assert r.status_code == 403 and "subagent" in r.text, r.text
     client = httpx.AsyncClient(headers={**headers, "X-Askbridge-Session": "m"}, trust_env=False,
                                timeout=httpx.Timeout(30, read=60))
-    async with client, streamable_http_client(f"{url}/mcp/", http_client=client) as (r, w, _), \
-            ClientSession(r, w) as session:
+    async with client, streamable_http_client(f"{url}/mcp/", http_client=client) as (
+            reading, writing, _), ClientSession(reading, writing) as session:
         await session.initialize()
         assert (await session.list_tools()).tools == []
         result = await session.call_tool("ask_user", question())
@@ -182,7 +182,7 @@ def test_tokens_and_signatures_are_compared_in_constant_time(monkeypatch: Any,
     def counting(a: Any, b: Any) -> bool:
         calls.append((a, b))
         return real(a, b)
-    monkeypatch.setattr(security.hmac, "compare_digest", counting)
+    monkeypatch.setattr(hmac, "compare_digest", counting)  # the module security.py calls
     tokens = [(f"agent{i}", f"token-{i}-0123456789") for i in range(5)]
     for given in ("token-2-0123456789", "token-2", "", None, "x" * 500, "token-4-0123456789"):
         calls.clear()

@@ -20,7 +20,7 @@ from bridge.store import (
     now_ms,
 )
 from bridge.store.postgres import PostgresStore
-from bridge.store.records import OutboxEvent, TimerRecord
+from bridge.store.records import DeliveryRecord, OutboxEvent, TimerRecord
 from bridge.store.sql import SqlStore
 from bridge.validation import parse_ask_request
 from tests.harness import stays, until
@@ -287,7 +287,8 @@ async def test_escalation_deliveries_and_reminder_refs(store: Store) -> None:
     assert added == ["slack:C1"]  # already a surface of the question: not added twice
     await store.set_delivery(QuestionId("q1"), SurfaceId("slack:C1"), "delivered",
                              MessageRef("C1/1.5"))
-    by_surface = {d.surface: d for d in await store.deliveries(QuestionId("q1"))}
+    by_surface: dict[str, DeliveryRecord] = {
+        d.surface: d for d in await store.deliveries(QuestionId("q1"))}
     assert by_surface["slack:C1"].tier == 1 and by_surface["web"].tier == 0
     assert by_surface["slack:C1"].delivered_at is not None
     assert by_surface["web"].delivered_at is None

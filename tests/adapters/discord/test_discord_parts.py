@@ -15,6 +15,7 @@ from adapters.discord.config import DiscordConfig
 from bridge import (
     AdapterContext,
     Button,
+    ButtonAction,
     ButtonPressed,
     ConfigError,
     DeliveryError,
@@ -141,7 +142,9 @@ def test_interactions_become_core_events() -> None:
                                       True)
     done = inbound.event_from(raw("component", {"custom_id": f"ab:{QID}:d"}))
     assert done == SubmitPressed(SurfaceId("discord:3001"), UserRef("4001"), QID, True)
-    for code, action in (("2", 2), ("o", "other"), ("w", "other"), ("s", "skip")):
+    actions: tuple[tuple[str, ButtonAction], ...] = (
+        ("2", 2), ("o", "other"), ("w", "other"), ("s", "skip"))
+    for code, action in actions:
         pressed = inbound.event_from(raw("component", {"custom_id": f"ab:{QID}:{code}"}))
         assert pressed == ButtonPressed(SurfaceId("discord:3001"), UserRef("4001"), QID, action,
                                         True)
@@ -158,9 +161,9 @@ def test_replies_carry_the_prompts_reference() -> None:
 
 
 def test_config_checks_user_ids_and_unknown_keys() -> None:
-    assert DiscordConfig(answerers=[111, "222"]).answerers == ("111", "222")  # type: ignore[arg-type]
+    assert DiscordConfig(answerers=[111, "222"]).answerers == ("111", "222")
     with pytest.raises(ValueError, match="Copy User ID"):
-        DiscordConfig(answerers=["@alice"])  # type: ignore[arg-type]
+        DiscordConfig(answerers=["@alice"])
     with pytest.raises(ValueError, match="extra"):
         DiscordConfig(tokn_env="X")  # type: ignore[call-arg]
 

@@ -22,6 +22,7 @@ from bridge import (
     PromptQuestion,
     QuestionId,
     Reminder,
+    Reminding,
     SessionKey,
     SurfaceId,
 )
@@ -89,9 +90,11 @@ async def test_a_reminder_replies_to_the_prompt_and_a_reply_to_it_answers(mx: Mx
         qid = (await client.create(DEPLOY))["id"]
         row = await delivered(r, qid)
         record = await r.bridge.store.get_question(qid)
+        assert record is not None
         prompt = build_prompt(asked(record), True)
         text = "Reminder: Deploy — still waiting for your answer; expires in 14 min"
         adapter = r.bridge.adapters["matrix"]
+        assert isinstance(adapter, Reminding)
         ref = await adapter.remind(Delivery(qid, row.surface, row.message_ref),
                                    Reminder(prompt, text, 1))
         assert ref is not None

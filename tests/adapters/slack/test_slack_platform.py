@@ -17,7 +17,8 @@ from tests.harness import make_config, running
 
 async def test_rate_limit_is_waited_out_then_delivered(tmp_path: Path) -> None:
     async with fake_slack() as fake:
-        fake.fail("chat.postMessage", status=429, error="ratelimited", **{"Retry-After": "0"})
+        retry_after: dict[str, str] = {"Retry-After": "0"}
+        fake.fail("chat.postMessage", 429, "ratelimited", 1, **retry_after)
         async with running(slack_config(tmp_path, fake), slack_env()) as r, \
                 r.client() as client:
             ask = asyncio.create_task(client.ask(DEPLOY))

@@ -16,7 +16,7 @@ from tests.adapters.telegram.flows import DM, OWNER, Tg, answered, delivered, de
 from tests.fakes.telegram import FakeTelegram
 from tests.harness import running
 
-HOOK = {"mode": "webhook", "webhook_secret_env": "TG_HOOK_SECRET",
+HOOK: dict[str, Any] = {"mode": "webhook", "webhook_secret_env": "TG_HOOK_SECRET",
         "webhook_url": "https://bot.example/telegram/webhook"}
 
 

@@ -44,5 +44,8 @@ async def test_an_escalation_tier_delivers_in_another_chat_and_all_are_finalized
         result = await asyncio.wait_for(ask, 10)
         assert result.to_json() == answered("deploy_target", "Production")
         for message in (first, escalated):
-            await fake.wait_for(lambda m=message: "Answered: Production" in fake.messages[
-                (m["chat"]["id"], m["message_id"])]["text"])
+            key = (message["chat"]["id"], message["message_id"])
+
+            def finalized(k: tuple[int, int] = key) -> bool:
+                return "Answered: Production" in fake.messages[k]["text"]
+            await fake.wait_for(finalized)

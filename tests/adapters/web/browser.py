@@ -7,15 +7,15 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Browser, Page, async_playwright
+from playwright.async_api import Browser, Page, ViewportSize, async_playwright
 
 from tests.harness import WEB_TOKEN, Running
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
-DESKTOP = {"width": 1280, "height": 800}
-PHONE = {"width": 390, "height": 800}
+DESKTOP: ViewportSize = {"width": 1280, "height": 800}
+PHONE: ViewportSize = {"width": 390, "height": 800}
 WAIT_MS = 10_000
 CHROMIUM_PRESENT = Path(CHROMIUM).exists()
 
@@ -33,7 +33,7 @@ async def browser() -> AsyncIterator[Browser]:
 
 
 @asynccontextmanager
-async def signed_in(browser: Browser, r: Running, viewport: dict[str, int] = DESKTOP,
+async def signed_in(browser: Browser, r: Running, viewport: ViewportSize = DESKTOP,
                     **options: object) -> AsyncIterator[Page]:
     """A page logged in with the web token; closed before the server stops (its stream ends)."""
     context = await browser.new_context(viewport=viewport, **options)  # type: ignore[arg-type]
