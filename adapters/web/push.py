@@ -1,4 +1,8 @@
-"""Web Push (aes128gcm, VAPID): stored subscriptions; pushes sent in the background, bounded."""
+"""Web Push (aes128gcm, VAPID): stored subscriptions; pushes sent in the background, bounded.
+
+What talks to push services (`pushsend`: pywebpush, aiohttp) loads with the first push that has a
+device to go to, not at start.
+"""
 
 from __future__ import annotations
 
@@ -6,22 +10,24 @@ import asyncio
 import base64
 import binascii
 import hashlib
+import importlib
 import ipaddress
 import json
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-import aiohttp
 import structlog
 from py_vapid import Vapid
 from pydantic import BaseModel, ConfigDict, Field, field_validator
-from pywebpush import WebPushException, webpush_async
 
 from adapters.web.render import push_bytes
 from adapters.web.vapid import vapid_key
 from bridge import AdapterState, backoff
+
+if TYPE_CHECKING:
+    from adapters.web.pushsend import PushSender
 
 log = structlog.get_logger("askbridge.web.push")
 PREFIX = "push:"
@@ -122,20 +128,28 @@ class Pusher:
         self._tasks: set[asyncio.Task[None]] = set()
         self._last: dict[str, asyncio.Task[None]] = {}
         self._closed: set[str] = set()
-        self._http: aiohttp.ClientSession | None = None
+        self._sender: PushSender | None = None
+        self._loading = asyncio.Lock()
 
     async def start(self) -> None:
         await vapid_key(self.state)  # generated on first start, not on the first push
-        self._http = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=SEND_SECONDS))
 
     async def stop(self) -> None:
         if self._tasks:
             await asyncio.wait(set(self._tasks), timeout=5)
         for task in set(self._tasks):
             task.cancel()
-        if self._http is not None:
-            await self._http.close()
-            self._http = None
+        if self._sender is not None:
+            await self._sender.close()
+            self._sender = None
+
+    async def _sending(self) -> PushSender:
+        """The sender, loaded on a worker thread the first time (the loop keeps serving)."""
+        async with self._loading:
+            if self._sender is None:
+                module = await asyncio.to_thread(importlib.import_module, "adapters.web.pushsend")
+                self._sender = module.PushSender(SEND_SECONDS)
+            return self._sender
 
     # subscriptions ------------------------------------------------------------------------------
 
@@ -184,17 +198,19 @@ class Pusher:
             if not subs:  # nobody subscribed: no key to read, nothing to sign
                 return
             key = await vapid_key(self.state)
-            await asyncio.gather(*(self._deliver(s, key, message) for s in subs))
+            sender = await self._sending()
+            await asyncio.gather(*(self._deliver(sender, s, key, message) for s in subs))
         except Exception:  # a store outage must not leave an unretrieved task error behind
             log.exception("push_failed", question_id=message.question_id)
 
-    async def _deliver(self, sub: Subscription, key: Vapid, message: Message) -> None:
-        status = await self._attempt(sub, key, message)
+    async def _deliver(self, sender: PushSender, sub: Subscription, key: Vapid,
+                       message: Message) -> None:
+        status = await self._attempt(sender, sub, key, message)
         if _retry(status):
             async for _ in backoff(RETRY_START, RETRY_CAP, tries=RETRIES):
                 if not message.closing and message.question_id in self._closed:
                     return  # the question ended meanwhile: its notification is moot
-                status = await self._attempt(sub, key, message)
+                status = await self._attempt(sender, sub, key, message)
                 if not _retry(status):
                     break
         if status in GONE:
@@ -203,21 +219,12 @@ class Pusher:
                  question_id=message.question_id, status=status, service=sub.origin,
                  forgotten=status in GONE)
 
-    async def _attempt(self, sub: Subscription, key: Vapid, message: Message) -> int | None:
-        """One POST to the push service: its status, or None when it could not be reached."""
+    async def _attempt(self, sender: PushSender, sub: Subscription, key: Vapid,
+                       message: Message) -> int | None:
         info: dict[str, Any] = {"endpoint": sub.endpoint, "keys": sub.keys.model_dump()}
         async with self._limit:
-            try:
-                response = await webpush_async(
-                    info, message.data, vapid_private_key=key, vapid_claims={"sub": self.subject},
-                    content_encoding="aes128gcm", ttl=message.ttl, timeout=SEND_SECONDS,
-                    headers={"Urgency": message.urgency}, aiohttp_session=self._http)
-            except WebPushException as exc:
-                code = exc.status_code
-                return None if code is None else int(code)
-            except (aiohttp.ClientError, TimeoutError):
-                return None
-        return int(getattr(response, "status", 201))
+            return await sender.attempt(info, message.data, key, self.subject, message.ttl,
+                                        message.urgency)
 
 
 @dataclass(frozen=True, slots=True)
