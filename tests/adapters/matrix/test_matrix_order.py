@@ -29,12 +29,17 @@ class Events:
         return run
 
 
-async def test_a_rooms_events_keep_their_order_and_other_rooms_do_not_wait() -> None:
+def recording(max_in_hand: int = 256) -> tuple[InRoomOrder, list[str], Events]:
+    """An order whose saved positions are kept in a list, and events to hand it."""
     saved: list[str] = []
 
     async def save(position: str) -> None:
         saved.append(position)
-    order, events = InRoomOrder(save), Events()
+    return InRoomOrder(save, max_in_hand), saved, Events()
+
+
+async def test_a_rooms_events_keep_their_order_and_other_rooms_do_not_wait() -> None:
+    order, saved, events = recording()
     batch = order.batch("s1")
     await order.add(batch, "!a", events.event("a1", held=True))
     await order.add(batch, "!a", events.event("a2"))
@@ -50,11 +55,7 @@ async def test_a_rooms_events_keep_their_order_and_other_rooms_do_not_wait() -> 
 
 
 async def test_the_position_moves_only_past_handled_batches_and_never_back() -> None:
-    saved: list[str] = []
-
-    async def save(position: str) -> None:
-        saved.append(position)
-    order, events = InRoomOrder(save), Events()
+    order, saved, events = recording()
     first = order.batch("s1")
     await order.add(first, "!a", events.event("a1", held=True))
     await order.taken(first)
@@ -74,11 +75,7 @@ async def test_the_position_moves_only_past_handled_batches_and_never_back() -> 
 
 
 async def test_stopping_cancels_what_is_in_hand_and_keeps_the_position_before_it() -> None:
-    saved: list[str] = []
-
-    async def save(position: str) -> None:
-        saved.append(position)
-    order, events = InRoomOrder(save), Events()
+    order, saved, events = recording()
     done = order.batch("s1")
     await order.add(done, "!a", events.event("a1"))
     await order.taken(done)
@@ -92,14 +89,10 @@ async def test_stopping_cancels_what_is_in_hand_and_keeps_the_position_before_it
 
 
 async def test_a_failing_event_is_logged_and_the_stream_goes_on() -> None:
-    saved: list[str] = []
-
-    async def save(position: str) -> None:
-        saved.append(position)
+    order, saved, events = recording()
 
     async def broken() -> None:
         raise ValueError("odd event")
-    order, events = InRoomOrder(save), Events()
     batch = order.batch("s1")
     await order.add(batch, "!a", broken)
     await order.add(batch, "!a", events.event("a2"))
@@ -109,7 +102,7 @@ async def test_a_failing_event_is_logged_and_the_stream_goes_on() -> None:
 
 
 async def test_with_the_most_events_in_hand_taking_more_waits() -> None:
-    order, events = InRoomOrder(lambda _: asyncio.sleep(0), max_in_hand=2), Events()
+    order, _, events = recording(max_in_hand=2)
     batch = order.batch("s1")
     await order.add(batch, "!a", events.event("a1", held=True))
     await order.add(batch, "!b", events.event("b1", held=True))
