@@ -40,8 +40,9 @@ class InRoomOrder:
         self._batches: deque[Batch] = deque()
         """Batches taken, oldest first, from the first one not yet fully handled."""
         self._done: str | None = None
+        """The newest position before which every event is handled."""
         self._saved: str | None = None
-        """The newest position before which every event is handled; the one in the store."""
+        """The position last stored."""
         self._saving = asyncio.Lock()
         self._slots = asyncio.Semaphore(max_in_hand)
         self._last: dict[str, asyncio.Task[None]] = {}

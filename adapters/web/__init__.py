@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from adapters.web.config import WebConfig
 from bridge import AdapterContext, AdapterPlugin, adapter_section, env_secret
 
-if TYPE_CHECKING:  # aiohttp and pywebpush load only when the UI is enabled (faster restarts)
+if TYPE_CHECKING:  # the UI loads only when enabled; its push sender with the first push
     from adapters.web.adapter import WebAdapter
 
 
