@@ -54,10 +54,9 @@ class HeldCalls:
         self._http = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=120))
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        self.url = f"http://127.0.0.1:{port}"
+        await web.TCPSite(self._runner, "127.0.0.1", 0).start()
+        host, port = self._runner.addresses[0][:2]
+        self.url = f"http://{host}:{port}"
         return self
 
     async def __aexit__(self, kind: type[BaseException] | None, exc: BaseException | None,
