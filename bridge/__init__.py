@@ -1,22 +1,22 @@
-"""askbridge's core: the `ask_user` contract, the broker, and the names adapters build on."""
+"""askbridge's public face: the names adapters and agent-side code build on. It loads no web
+framework and no MCP SDK; the web helpers adapters need are in `bridge.http`."""
 
-from bridge.backoff import backoff, backoff_delay
-from bridge.config import BridgeConfig, ConfigError, adapter_section, env_secret
-from bridge.config_keys import config_problems
-from bridge.contract import AskRequest, AskResult
-from bridge.http.bodies import BadJson, parse_json, read_json
-from bridge.http.responses import error_response
-from bridge.i18n import (
-    DEFAULT_LOCALE,
-    LOCALE_NAMES,
-    LOCALES,
-    Locale,
-    negotiate,
-    time_of_day,
-    tr,
-    translations,
+from bridge.model.adapter import (
+    Adapter,
+    AdapterConfig,
+    AdapterContext,
+    AdapterPlugin,
+    AdapterState,
+    Checkable,
+    DeliveryError,
+    LongConnection,
+    Observer,
+    Queries,
+    Reminding,
+    Routed,
 )
-from bridge.ids import (
+from bridge.model.contract import AskRequest, AskResult
+from bridge.model.ids import (
     AgentName,
     MessageRef,
     QuestionId,
@@ -26,7 +26,7 @@ from bridge.ids import (
     surface_platform,
     surface_target,
 )
-from bridge.inbound import (
+from bridge.model.inbound import (
     AnswerSubmitted,
     ButtonPressed,
     InboundEvent,
@@ -37,8 +37,8 @@ from bridge.inbound import (
     TextReceived,
     hand_in,
 )
-from bridge.parsing import Parsed, Picked, Refused, Skip, parse_answer, parse_reply
-from bridge.prompts import (
+from bridge.model.json_input import BadJson, parse_json
+from bridge.model.prompt import (
     Button,
     ButtonAction,
     Capabilities,
@@ -52,25 +52,25 @@ from bridge.prompts import (
     PromptQuestion,
     Reminder,
 )
-from bridge.rendering import OTHER_BUTTON, SKIP_BUTTON, prompt_text
-from bridge.sections import AdapterConfig
-from bridge.security import SIGNATURE_HEADER, sign, verify_signature
-from bridge.splitting import caption, split_escaped, split_text, status_room
-from bridge.tls import client_tls
-from bridge.types import (
-    Adapter,
-    AdapterContext,
-    AdapterPlugin,
-    AdapterState,
-    Checkable,
-    DeliveryError,
-    LongConnection,
-    Observer,
-    Queries,
-    Reminding,
-    Routed,
+from bridge.model.validation import InvalidRequest, Problem, parse_ask_request
+from bridge.runtime.backoff import backoff, backoff_delay
+from bridge.runtime.config import BridgeConfig, ConfigError, adapter_section, env_secret
+from bridge.runtime.config_problems import config_problems
+from bridge.runtime.security import SIGNATURE_HEADER, sign, verify_signature
+from bridge.runtime.tls import client_tls
+from bridge.text.i18n import (
+    DEFAULT_LOCALE,
+    LOCALE_NAMES,
+    LOCALES,
+    Locale,
+    negotiate,
+    time_of_day,
+    tr,
+    translations,
 )
-from bridge.validation import InvalidRequest, Problem, parse_ask_request
+from bridge.text.parsing import Parsed, Picked, Refused, Skip, parse_answer, parse_reply
+from bridge.text.rendering import OTHER_BUTTON, SKIP_BUTTON, prompt_text
+from bridge.text.splitting import caption, split_escaped, split_text, status_room
 
 __all__ = [
     "DEFAULT_LOCALE",
@@ -136,7 +136,6 @@ __all__ = [
     "client_tls",
     "config_problems",
     "env_secret",
-    "error_response",
     "hand_in",
     "negotiate",
     "parse_answer",
@@ -144,7 +143,6 @@ __all__ = [
     "parse_json",
     "parse_reply",
     "prompt_text",
-    "read_json",
     "sign",
     "split_escaped",
     "split_text",

@@ -2,22 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import structlog
-from telegram import CallbackQuery, ForceReply, Update
+from telegram import Bot, CallbackQuery, ForceReply, Update
 from telegram.error import BadRequest
 from telegram.ext import ContextTypes
 
 from adapters.telegram import inbound, native, render
-from adapters.telegram.calls import api
+from adapters.telegram.bindings import Bindings
+from adapters.telegram.calls import Caller, api
+from adapters.telegram.config import TelegramConfig
 from bridge import (
     AnswerSubmitted,
     ButtonPressed,
     InboundReply,
     InboundSink,
     Prompt,
+    Queries,
     QuestionId,
     TextReceived,
     UserRef,
@@ -26,11 +30,26 @@ from bridge import (
     tr,
 )
 
-if TYPE_CHECKING:
-    from adapters.telegram.adapter import TelegramAdapter
-
 log = structlog.get_logger("askbridge.telegram")
 Key = tuple[int | str, int]
+
+
+class Host(Protocol):
+    """What taps use of the adapter that owns them (the adapter is one; nothing else is)."""
+
+    config: TelegramConfig
+    call: Caller
+    sink: InboundSink | None
+    queries: Queries | None
+    bindings: Bindings
+
+    @property
+    def locale(self) -> str: ...
+
+    def bot(self) -> Bot: ...
+
+    async def send(self, bot: Bot, chat: int | str, thread: int | None,
+                   messages: Sequence[tuple[str, object]], **extra: Any) -> int: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +66,7 @@ class OwnWords:
 class Taps:
     """Turns presses on our inline keyboards into core events and edits keyboards in place."""
 
-    def __init__(self, adapter: TelegramAdapter) -> None:
+    def __init__(self, adapter: Host) -> None:
         self.adapter = adapter
         self.own_words: dict[Key, OwnWords] = {}
         """Our force-reply asks (chat, message id) for one question of a native prompt."""

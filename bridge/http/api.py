@@ -13,16 +13,17 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from bridge.broker import Broker
-from bridge.config import AgentConfig
-from bridge.contract import AskRequest
-from bridge.errors import NotFound, Unauthorized, error_body
+from bridge.core.broker import Broker
+from bridge.core.reads import Reads
 from bridge.http.bodies import read_json
 from bridge.http.openapi import ERROR_TEXT, SESSION_PATTERN, responses
-from bridge.ids import AgentName, QuestionId, SessionKey
-from bridge.security import bearer, match_token
+from bridge.model.contract import AskRequest
+from bridge.model.errors import NotFound, Unauthorized, error_body
+from bridge.model.ids import AgentName, QuestionId, SessionKey
+from bridge.model.validation import InvalidRequest, Problem, parse_ask_request
+from bridge.runtime.config import AgentConfig
+from bridge.runtime.security import bearer, match_token
 from bridge.store.records import QuestionRecord, iso
-from bridge.validation import InvalidRequest, Problem, parse_ask_request
 
 log = structlog.get_logger("askbridge.api")
 
@@ -187,12 +188,12 @@ def query(request: Request, name: str, kind: type[Any], default: Any) -> Any:
                              ) from None
 
 
-def build_routes(broker: Broker, auth: Auth) -> Routes:
+def build_routes(broker: Broker, reads: Reads, auth: Auth) -> Routes:
     routes = Routes("/v1", ["agents"])
 
     async def own(request: Request, question_id: str) -> QuestionRecord:
         agent = auth.agent(request)
-        record = await broker.reads.record(QuestionId(question_id))
+        record = await reads.record(QuestionId(question_id))
         if record is None or record.agent != agent.name:
             raise NotFound(f"There is no question {question_id!r} for this agent.")
         return record
@@ -235,7 +236,7 @@ def build_routes(broker: Broker, auth: Auth) -> Routes:
                 responses=responses({200: ("QuestionRecord", "The record")}, (401, 404)))
     async def get(request: Request, question_id: str) -> JSONResponse:
         record = await own(request, question_id)
-        return JSONResponse(await broker.reads.view_of(record))
+        return JSONResponse(await reads.view_of(record))
 
     @routes.add("GET", "/questions/{question_id}/result", operation_id="get_result",
                 summary="Long-poll for the result",
@@ -263,7 +264,7 @@ def build_routes(broker: Broker, auth: Auth) -> Routes:
     async def timeline(request: Request, session: str, limit: int = 100) -> JSONResponse:
         agent = auth.agent(request)
         check_session(session)
-        items = await broker.reads.timeline_view(AgentName(agent.name), SessionKey(session),
+        items = await reads.timeline_view(AgentName(agent.name), SessionKey(session),
                                                  max(1, min(limit, 1000)))
         return JSONResponse({"session": session, "questions": items})
 

@@ -8,8 +8,8 @@ from typing import Any
 
 from starlette.routing import BaseRoute
 
-from bridge.contract import DESCRIPTION_MAX, ID_PATTERN, LABEL_MAX, QUESTION_MAX, AskRequest
-from bridge.version import package_version
+from bridge.model.contract import DESCRIPTION_MAX, ID_PATTERN, LABEL_MAX, QUESTION_MAX, AskRequest
+from bridge.runtime.version import package_version
 
 SESSION_PATTERN = re.compile(r"^[A-Za-z0-9._:@-]{1,128}$")
 

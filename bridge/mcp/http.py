@@ -12,7 +12,7 @@ import contextvars
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anyio
 import structlog
@@ -22,16 +22,14 @@ from mcp.types import PARSE_ERROR
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from bridge.contract import AskResult
-from bridge.errors import BridgeError, Unauthorized
+from bridge.core.broker import Broker
 from bridge.http.bodies import reread
 from bridge.http.responses import refusal
 from bridge.mcp.tool import AskFailure, Progress, build_server, with_progress
-from bridge.security import bearer, match_token
-from bridge.validation import parse_ask_request
-
-if TYPE_CHECKING:
-    from bridge.composition import Bridge
+from bridge.model.contract import AskResult
+from bridge.model.errors import BridgeError, Unauthorized
+from bridge.model.validation import parse_ask_request
+from bridge.runtime.security import bearer, match_token
 
 PROGRESS_SECONDS = 10.0
 GRACE_SECONDS = 10.0
@@ -45,20 +43,20 @@ _current: contextvars.ContextVar[tuple[str, str]] = contextvars.ContextVar("askb
 class BrokerAsker:
     """Asks in-process for the agent that made the HTTP request."""
 
-    def __init__(self, bridge: Bridge, agent: str, session: str, interval: float,
+    def __init__(self, broker: Broker, agent: str, session: str, interval: float,
                  grace: float = GRACE_SECONDS) -> None:
-        self.bridge = bridge
+        self.broker = broker
         self.agent = agent
         self.session = session
         self.interval = interval
         self.grace = grace
 
     async def may_ask(self) -> bool:
-        return self.bridge.broker.surfaces.agent(self.agent).role == "main"
+        return self.broker.surfaces.agent(self.agent).role == "main"
 
     async def ask(self, arguments: dict[str, Any], progress: Progress) -> AskResult:
         request = parse_ask_request(arguments)
-        broker = self.bridge.broker
+        broker = self.broker
         try:
             record = await broker.ask(self.agent, self.session, request)
         except BridgeError as exc:
@@ -73,14 +71,14 @@ class BrokerAsker:
 
     async def _wait(self, question_id: Any) -> AskResult:
         """The result; cancels the question first if the caller's stream is gone for good."""
-        waiting = asyncio.ensure_future(self.bridge.broker.wait(question_id, None))
+        waiting = asyncio.ensure_future(self.broker.wait(question_id, None))
         gone = asyncio.ensure_future(self._stream_gone())
         try:
             await asyncio.wait({waiting, gone}, return_when=asyncio.FIRST_COMPLETED)
             if not waiting.done():
                 log.info("mcp_stream_gone", question_id=question_id, agent=self.agent,
                          grace_seconds=self.grace)
-                await self.bridge.broker.cancel(question_id)
+                await self.broker.cancel(question_id)
             record = await waiting
         finally:
             for task in (waiting, gone):
@@ -120,14 +118,14 @@ _CLIENT_GONE = _ClientGone()
 
 
 def mcp_mount(
-    bridge: Bridge, tokens: dict[str, str], interval: float = PROGRESS_SECONDS,
+    broker: Broker, tokens: dict[str, str], interval: float = PROGRESS_SECONDS,
     grace: float = GRACE_SECONDS,
 ) -> tuple[ASGIApp, Callable[[Any], AbstractAsyncContextManager[None]]]:
     """The /mcp ASGI app and the lifespan that runs its session manager."""
 
     def asker_for() -> BrokerAsker:
         agent, session = _current.get()
-        return BrokerAsker(bridge, agent, session, interval, grace)
+        return BrokerAsker(broker, agent, session, interval, grace)
 
     sdk_log = logging.getLogger("mcp.server.streamable_http")
     if _CLIENT_GONE not in sdk_log.filters:

@@ -23,9 +23,9 @@ import pytest
 from starlette.routing import BaseRoute
 
 from bridge import Adapter, BridgeConfig, Capabilities, DeliveryError, Routed, SurfaceId
-from bridge.client import AskClient
-from bridge.rendering import build_prompt
-from bridge.surfaces import asked
+from bridge.agent.client import AskClient
+from bridge.core.surfaces import asked
+from bridge.text.rendering import build_prompt
 from tests.adapters.drivers import Driver, driver
 from tests.adapters.webhook.flows import CHECKS, DEPLOY, post_reply
 from tests.fakes.discord import FakeDiscord

@@ -15,10 +15,10 @@ from adapters.telegram.render import free_text_request
 from adapters.telegram.render import prompt as telegram_prompt
 from adapters.webhook import render as webhook_render
 from bridge import Finalization, Prompt, QuestionId, SurfaceId
-from bridge.rendering import build_prompt
+from bridge.core.surfaces import asked
+from bridge.model.validation import parse_ask_request
 from bridge.store.records import QuestionRecord, now_ms
-from bridge.surfaces import asked
-from bridge.validation import parse_ask_request
+from bridge.text.rendering import build_prompt
 from tests.adapters.webhook.flows import CHECKS, DEPLOY
 
 

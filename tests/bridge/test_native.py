@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from bridge.ids import AgentName, QuestionId, SessionKey
-from bridge.prompts import Capabilities
-from bridge.rendering import build_prompt
-from bridge.selections import ordered, selected
+from bridge.core.native_taps import ordered, selected
+from bridge.core.surfaces import asked
+from bridge.model.ids import AgentName, QuestionId, SessionKey
+from bridge.model.prompt import Capabilities
+from bridge.model.validation import parse_ask_request
 from bridge.store.records import QuestionRecord
-from bridge.surfaces import asked
-from bridge.validation import parse_ask_request
+from bridge.text.rendering import build_prompt
 
 ZONES: dict[str, Any] = {"id": "zones", "header": "Zones", "question": "Which zones?", "multiSelect": True,
          "options": [{"label": z} for z in ("North", "South", "East", "West")]}

@@ -26,8 +26,8 @@ from bridge import (
     SessionKey,
     SurfaceId,
 )
-from bridge.rendering import build_prompt
-from bridge.surfaces import asked
+from bridge.core.surfaces import asked
+from bridge.text.rendering import build_prompt
 from tests.adapters.matrix.held import HeldCalls
 from tests.adapters.matrix.people import (
     POLL_END,
