@@ -41,16 +41,19 @@ from bridge.model.json_input import BadJson, parse_json
 from bridge.model.prompt import (
     Button,
     ButtonAction,
+    ButtonsLayout,
     Capabilities,
     Delivery,
     Finalization,
     FinalKind,
+    Layout,
     NativeControls,
     NativePrompt,
     NativeQuestion,
     Prompt,
     PromptQuestion,
     Reminder,
+    TextLayout,
 )
 from bridge.model.validation import InvalidRequest, Problem, parse_ask_request
 from bridge.runtime.backoff import backoff, backoff_delay
@@ -93,6 +96,7 @@ __all__ = [
     "Button",
     "ButtonAction",
     "ButtonPressed",
+    "ButtonsLayout",
     "Capabilities",
     "Checkable",
     "ConfigError",
@@ -104,6 +108,7 @@ __all__ = [
     "InboundReply",
     "InboundSink",
     "InvalidRequest",
+    "Layout",
     "Locale",
     "LongConnection",
     "MessageRef",
@@ -127,6 +132,7 @@ __all__ = [
     "Skip",
     "SubmitPressed",
     "SurfaceId",
+    "TextLayout",
     "TextReceived",
     "UserRef",
     "adapter_section",

@@ -72,7 +72,7 @@ class Taps:
         prompt = reply.prompt  # also after a refusal: the boxes go back to what is stored
         if reply.text and not reply.accepted:
             await self.adapter.tell(channel, user, reply.text, thread)
-        if prompt is not None and prompt.native is not None and ts:
+        if prompt is not None and prompt.layout.kind == "native" and ts:
             await self.adapter.update(channel, ts, native.message(prompt))
 
     async def _open(self, question_id: Any, surface: Any, ts: str | None,

@@ -74,8 +74,9 @@ def keyboard(prompt: Prompt, step: int) -> Keyboard:
 
 
 def _native(prompt: Prompt) -> NativePrompt:
-    assert prompt.native is not None, "a native keyboard needs a native prompt"
-    return prompt.native
+    if not isinstance(prompt.layout, NativePrompt):
+        raise ValueError(f"a native keyboard needs a native prompt, not {prompt.layout.kind}")
+    return prompt.layout
 
 
 def _so_far(question: NativeQuestion, chosen_word: str) -> str:
@@ -102,8 +103,7 @@ def text(prompt: Prompt, step: int) -> str:
     if several:
         lines += [""] + [f"{q.header}: {_so_far(q, native.controls.chosen)}"
                          for q in native.questions]
-    lines += ["", tr(prompt.locale, "Expires at {time} UTC.",
-                     time=prompt.expires_at.strftime("%H:%M"))]
+    lines += ["", prompt.expiry]
     return "\n".join(lines)
 
 

@@ -95,7 +95,7 @@ class Taps:
         if isinstance(event, ButtonPressed) and event.action == "other" and reply.accepted:
             step = (tap.message_id, pressed.step) if pressed else None
             await self.ask_free_text(update, where, event.question_id, step)
-        elif pressed and reply.accepted and reply.prompt and reply.prompt.native:
+        elif pressed and reply.accepted and reply.prompt and reply.prompt.layout.kind == "native":
             await self.show(reply.prompt, tap, native.after_tap(reply.prompt, pressed))
 
     async def _go(self, sink: InboundSink, authorized: bool, qid: QuestionId,
@@ -165,7 +165,7 @@ class Taps:
     async def refresh(self, bound: OwnWords, reply: InboundReply) -> None:
         """Own words kept for one question: the prompt shows that question as answered."""
         prompt = reply.prompt
-        if not reply.accepted or reply.ended or prompt is None or prompt.native is None:
+        if not reply.accepted or reply.ended or prompt is None or prompt.layout.kind != "native":
             return
         await self._edit(prompt, bound.prompt, bound.step)
 

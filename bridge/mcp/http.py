@@ -22,13 +22,15 @@ from mcp.types import PARSE_ERROR
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from bridge.core.blocking_ask import ask_and_wait
 from bridge.core.broker import Broker
 from bridge.http.bodies import reread
 from bridge.http.responses import refusal
 from bridge.mcp.tool import AskFailure, Progress, build_server, with_progress
-from bridge.model.contract import AskResult
+from bridge.model.contract import AskRequest, AskResult
 from bridge.model.errors import BridgeError, Unauthorized
-from bridge.model.validation import parse_ask_request
+from bridge.model.ids import SessionKey
+from bridge.model.validation import parse_ask_request, session_key
 from bridge.runtime.security import bearer, match_token
 
 PROGRESS_SECONDS = 10.0
@@ -56,35 +58,21 @@ class BrokerAsker:
 
     async def ask(self, arguments: dict[str, Any], progress: Progress) -> AskResult:
         request = parse_ask_request(arguments)
-        broker = self.broker
+        session = session_key(self.session)  # a bad header is the same refusal as over /v1
+        waiting = self._result(session, request)
+        return await with_progress(waiting, progress, self.interval, request.timeout_seconds)
+
+    async def _result(self, session: SessionKey, request: AskRequest) -> AskResult:
         try:
-            record = await broker.ask(self.agent, self.session, request)
+            outcome, final = await ask_and_wait(self.broker, self.agent, session, request,
+                                                self._stream_gone)
         except BridgeError as exc:
             raise AskFailure(str(exc)) from None
-        try:
-            final = await with_progress(self._wait(record.id), progress, self.interval,
-                                        request.timeout_seconds)
-        except asyncio.CancelledError:
-            await asyncio.shield(broker.cancel(record.id))
-            raise
-        return final
-
-    async def _wait(self, question_id: Any) -> AskResult:
-        """The result; cancels the question first if the caller's stream is gone for good."""
-        waiting = asyncio.ensure_future(self.broker.wait(question_id, None))
-        gone = asyncio.ensure_future(self._stream_gone())
-        try:
-            await asyncio.wait({waiting, gone}, return_when=asyncio.FIRST_COMPLETED)
-            if not waiting.done():
-                log.info("mcp_stream_gone", question_id=question_id, agent=self.agent,
-                         grace_seconds=self.grace)
-                await self.broker.cancel(question_id)
-            record = await waiting
-        finally:
-            for task in (waiting, gone):
-                task.cancel()
-        assert record.result is not None
-        return record.result
+        if outcome == "restarting":
+            raise AskFailure(f"askbridge is restarting; question {final.id} stays pending. Call "
+                             "ask_user again with the same questions to pick up its result.")
+        assert final.result is not None
+        return final.result
 
     async def _stream_gone(self) -> None:
         """Returns once this call's POST stream has been closed for `grace` seconds.

@@ -77,15 +77,34 @@ class NativeControls:
 
 
 @dataclass(frozen=True, slots=True)
-class NativePrompt:
-    """A multiSelect or several-question prompt to be answered by taps.
+class ButtonsLayout:
+    """One single-select question, answered by one tap: a button per option, then `Other…`
+    (own words) and `Skip`."""
 
-    The core decided it from the surface's capabilities; the adapter only lays it out:
-    selections go in as `SelectionChanged`, `Done`/`Submit` as `SubmitPressed`.
-    """
+    buttons: tuple[Button, ...]
+    kind: Literal["buttons"] = "buttons"
+
+
+@dataclass(frozen=True, slots=True)
+class NativePrompt:
+    """A multiSelect or several-question prompt, answered by taps: selections go in as
+    `SelectionChanged`, `Done`/`Submit` as `SubmitPressed`."""
 
     questions: tuple[NativeQuestion, ...]
     controls: NativeControls
+    kind: Literal["native"] = "native"
+
+
+@dataclass(frozen=True, slots=True)
+class TextLayout:
+    """Numbered plain text (`Prompt.text`), answered by a reply: a number, a label, own words."""
+
+    kind: Literal["text"] = "text"
+
+
+Layout = ButtonsLayout | NativePrompt | TextLayout
+"""How a prompt is answered on its surface, decided once by the core from the surface's
+capabilities; adapters match on `kind` (or the class) and never re-derive it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,9 +134,8 @@ class Prompt:
     """A question ready to deliver.
 
     `text` is the neutral numbered plain text (always present; text surfaces send it as is);
-    its last line says when it expires.
-    `buttons` is set only when the prompt may be shown with native buttons on this surface;
-    then `title` (header) and `body` (question + option descriptions) are what goes above them.
+    its last line is `expiry`. `layout` says how it is answered here; for buttons and native
+    taps, `title` (header) and `body` (question + option descriptions) go above the controls.
     """
 
     question_id: QuestionId
@@ -128,12 +146,12 @@ class Prompt:
     text: str
     title: str
     body: str
-    buttons: tuple[Button, ...] | None = None
+    expiry: str
+    """`Expires at 14:30 UTC (in 15 min).`, in the prompt's locale: the one expiry line every
+    surface shows."""
+    layout: Layout = TextLayout()
     locale: str = "en"
     """The language of everything askbridge writes around the agent's words (`en`, `id`)."""
-    native: NativePrompt | None = None
-    """Set (instead of `buttons`) when a multiSelect or several-question prompt is to be
-    answered by taps on this surface; None means buttons for one question, or numbered text."""
 
 
 @dataclass(frozen=True, slots=True)

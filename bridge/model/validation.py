@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from bridge.model.contract import AskRequest, option_count_msg, question_count_msg
+from bridge.model.ids import SessionKey
 from bridge.model.labels import is_recommended
 
 
@@ -134,3 +136,17 @@ def parse_ask_request(raw: Any) -> AskRequest:
     if problems or request is None:
         raise InvalidRequest(problems or [Problem(loc="body", msg="Give a JSON object.")])
     return request
+
+
+SESSION_PATTERN = re.compile(r"^[A-Za-z0-9._:@-]{1,128}$")
+"""A session key: what an agent names its conversation (`main`, `ci:1432`, `ana@laptop`)."""
+
+
+def session_key(raw: str) -> SessionKey:
+    """The session an agent named (the HTTP path, MCP's `X-Askbridge-Session`), or a refusal."""
+    if not SESSION_PATTERN.fullmatch(raw):
+        raise InvalidRequest([Problem(
+            loc="session",
+            msg="Use a session key of 1-128 letters, digits or . _ : @ - characters.",
+        )])
+    return SessionKey(raw)

@@ -12,13 +12,16 @@ from bridge.model.contract import AskResult, Question
 from bridge.model.prompt import (
     Asked,
     Button,
+    ButtonsLayout,
     Capabilities,
     FinalKind,
+    Layout,
     NativeControls,
     NativePrompt,
     NativeQuestion,
     Prompt,
     PromptQuestion,
+    TextLayout,
 )
 from bridge.text.i18n import DEFAULT_LOCALE, N_, time_of_day, tr
 
@@ -85,9 +88,12 @@ def _multi_text(questions: list[Question], locale: str) -> list[str]:
 def prompt_text(questions: list[Question], expires_at: datetime,
                 locale: str = DEFAULT_LOCALE) -> str:
     """The numbered plain-text prompt every text surface sends; its last line is the expiry."""
-    lines = (_single_text(questions[0], locale) if len(questions) == 1
-             else _multi_text(questions, locale))
-    return "\n".join([*lines, expiry_line(expires_at, locale)])
+    return "\n".join([*_numbered(questions, locale), expiry_line(expires_at, locale)])
+
+
+def _numbered(questions: list[Question], locale: str) -> list[str]:
+    return (_single_text(questions[0], locale) if len(questions) == 1
+            else _multi_text(questions, locale))
 
 
 def wants_buttons(questions: list[Question]) -> bool:
@@ -150,9 +156,12 @@ def build_prompt(asked: Asked, caps: Capabilities | bool, locale: str = DEFAULT_
     body_lines = [first.question] + [
         f"• {o.label} — {o.description}" for o in first.options if o.description
     ]
-    use_buttons = caps.buttons and wants_buttons(questions)
-    native = (native_prompt(questions, partial or {}, locale)
-              if wants_native(questions, caps) else None)
+    layout: Layout = TextLayout()
+    if caps.buttons and wants_buttons(questions):
+        layout = ButtonsLayout(prompt_buttons(first, locale))
+    elif wants_native(questions, caps):
+        layout = native_prompt(questions, partial or {}, locale)
+    expiry = expiry_line(expires, locale)
     return Prompt(
         question_id=asked.question_id,
         agent=asked.agent,
@@ -168,12 +177,12 @@ def build_prompt(asked: Asked, caps: Capabilities | bool, locale: str = DEFAULT_
             for q in questions
         ),
         expires_at=expires,
-        text=prompt_text(questions, expires, locale),
+        text="\n".join([*_numbered(questions, locale), expiry]),
         title=first.header,
         body="\n".join(body_lines),
-        buttons=prompt_buttons(first, locale) if use_buttons else None,
+        expiry=expiry,
+        layout=layout,
         locale=locale,
-        native=native,
     )
 
 

@@ -52,10 +52,10 @@ def test_telegram_free_text_ask_and_expiry() -> None:
     assert "Expires at" in telegram_prompt(prompt("en"))[-1][0]
 
 
-def test_discord_text_prompt_keeps_everything_but_the_expiry_line() -> None:
+def test_discord_text_prompt_shows_the_expiry_line_once() -> None:
     shown = discord_prompt(prompt("id", {"questions": [CHECKS]}, buttons=False))
     content = shown[-1]["content"]
-    assert "Kedaluwarsa <t:" in content and "Kedaluwarsa pukul" not in content
+    assert content.count("Kedaluwarsa pukul") == 1 and content.endswith("menit).")
     assert 'Balas "lewati"' in content
 
 

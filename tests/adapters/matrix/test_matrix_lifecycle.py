@@ -150,7 +150,7 @@ async def test_a_replica_that_does_not_sync_still_delivers_and_finalizes(mx: Mx)
     qid = QuestionId("q_" + secrets.token_hex(8))
     prompt = Prompt(qid, AgentName("a"), SessionKey("main"), (question,),
                     datetime.now(UTC) + timedelta(minutes=5), "Zones: Which zones? …", "Zones",
-                    "Which zones?")
+                    "Which zones?", "Expires in 5 min.")
     await adapter.start(None, None)  # type: ignore[arg-type]  # never connect(): no sync, no sink
     try:
         ref = await adapter.deliver(SurfaceId(mx.surface), prompt)

@@ -15,11 +15,13 @@ from bridge import (
     SKIP_BUTTON,
     AgentName,
     Button,
+    ButtonsLayout,
     Finalization,
     Prompt,
     PromptQuestion,
     QuestionId,
     SessionKey,
+    TextLayout,
 )
 from tests.fakes.telegram import payload
 
@@ -34,9 +36,10 @@ def prompt(buttons: bool = True) -> Prompt:
         questions=(PromptQuestion("pick", "Pick", "Which one?",
                                   tuple((label, None) for label in labels), False),),
         expires_at=datetime(2030, 1, 1, 12, 30, tzinfo=UTC), text="Pick: Which one?\n1) …",
-        title="Pick", body="Which one?",
-        buttons=(Button(labels[0], 0), Button(labels[1], 1), Button(OTHER_BUTTON, "other"),
-                 Button(SKIP_BUTTON, "skip")) if buttons else None)
+        title="Pick", body="Which one?", expiry="Expires at 12:30 PM UTC (in 5 min).",
+        layout=ButtonsLayout((Button(labels[0], 0), Button(labels[1], 1),
+                              Button(OTHER_BUTTON, "other"), Button(SKIP_BUTTON, "skip")))
+        if buttons else TextLayout())
 
 
 def test_callback_data_fits_and_round_trips() -> None:
@@ -58,7 +61,7 @@ def test_plain_text_and_keyboard_choice() -> None:
     assert render.keyboard(prompt(buttons=False)) is None
     assert render.prompt(prompt(buttons=False)) == [("Pick: Which one?\n1) …", None)]
     [(text, markup)] = render.prompt(prompt())
-    assert text == "Pick\nWhich one?\n\nExpires at 12:30 PM UTC." and markup is not None
+    assert text == "Pick\nWhich one?\n\nExpires at 12:30 PM UTC (in 5 min)." and markup is not None
 
 
 def test_a_long_prompt_is_split_and_its_last_part_finalized_whole() -> None:
