@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager, nullcontext
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -21,6 +22,7 @@ from bridge.core.tasks import Spawn
 from bridge.model.adapter import Adapter, DeliveryError
 from bridge.model.ids import MessageRef, QuestionId, SurfaceId, surface_platform
 from bridge.model.prompt import Delivery, Finalization
+from bridge.runtime.pace import Paced, Priority
 from bridge.store.records import DeliveryRecord, QuestionRecord, Store
 from bridge.text.rendering import final_kind, status_line
 
@@ -177,16 +179,22 @@ class Outbound:
         """The prompt, once the platform has a turn (waiting for one is a wait like any other:
         the next platform's sender starts meanwhile)."""
         # asyncio.timeout: no extra task, unlike wait_for; the wait for a turn is not timed
-        async with self.turn(surface), asyncio.timeout(self.timeouts.delivery):
+        async with self.turn(surface, Priority.PROMPT), asyncio.timeout(self.timeouts.delivery):
             return await adapter.deliver(surface, self.surfaces.prompt(record, surface))
 
-    def turn(self, surface: SurfaceId) -> asyncio.Semaphore:
-        """Taken around every call to the surface's platform (see CALLS_PER_PLATFORM)."""
+    @asynccontextmanager
+    async def turn(self, surface: SurfaceId, priority: Priority) -> AsyncIterator[None]:
+        """Taken around every call to the surface's platform: room under its limits when its
+        adapter is paced (prompts before reminders before edits), then one of the platform's
+        turns (see CALLS_PER_PLATFORM). Neither wait counts against the call's timeout."""
+        adapter = self.surfaces.adapter_for(surface)
         platform = surface_platform(surface)
         turn = self._turns.get(platform)
         if turn is None:
             turn = self._turns[platform] = asyncio.Semaphore(CALLS_PER_PLATFORM)
-        return turn
+        async with (adapter.pace.slot(surface, priority) if isinstance(adapter, Paced)
+                    else nullcontext(True)), turn:
+            yield
 
     async def _ended(self, question_id: QuestionId) -> bool:
         """Whether the question has ended. In one process, resolutions happen here and drop the
@@ -238,7 +246,7 @@ class Outbound:
         target = Delivery(delivery.question_id, delivery.surface,
                           MessageRef(delivery.message_ref) if delivery.message_ref else None)
         try:
-            async with (self.turn(delivery.surface),
+            async with (self.turn(delivery.surface, Priority.EDIT),
                         asyncio.timeout(self.timeouts.finalize)):
                 await adapter.finalize(target, final)
             log.info("delivery_finalized", question_id=delivery.question_id,
