@@ -11,6 +11,7 @@ CHAT_PER_SECOND = 1
 """Messages per second in one chat."""
 GROUP_PER_MINUTE = 20
 """Messages per minute in one group, supergroup or channel."""
+GROUP_SECONDS = 60.0
 
 
 class TelegramLimits:
@@ -28,6 +29,6 @@ class TelegramLimits:
         if windows is None:
             own = Window(CHAT_PER_SECOND, 1.0)
             group = isinstance(chat, str) or chat < 0
-            windows = (self.bot, own, Window(GROUP_PER_MINUTE, 60.0)) if group else (self.bot, own)
+            windows = (self.bot, own, Window(GROUP_PER_MINUTE, GROUP_SECONDS)) if group else (self.bot, own)
             self._chats[chat] = windows
         return windows
