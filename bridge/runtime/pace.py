@@ -78,6 +78,8 @@ class _Paid:
     pace: Pace
     windows: Windows
     stamp: _Stamp
+    task: asyncio.Task[object] | None
+    """Only the task that took it: tasks started inside copy the context, not the slot."""
     used: bool = field(default=False)
 
 
@@ -108,7 +110,7 @@ class Pace:
         if stamp is None:
             yield False
             return
-        token = _PAID.set(_Paid(self, windows, stamp))
+        token = _PAID.set(_Paid(self, windows, stamp, asyncio.current_task()))
         try:
             yield True
         finally:
@@ -143,7 +145,8 @@ class Pace:
 
     def _paid(self, windows: Windows) -> _Stamp | None:
         paid = _PAID.get()
-        if paid is None or paid.pace is not self or paid.used or paid.windows != windows:
+        if (paid is None or paid.pace is not self or paid.used or paid.windows != windows
+                or paid.task is not asyncio.current_task()):
             return None
         paid.used = True
         return paid.stamp
