@@ -1,4 +1,5 @@
-"""Slack Web API plumbing: retry policy, quiet library loggers, and errors named without secrets."""
+"""Slack Web API plumbing: retry policy (a 429 waits Slack's Retry-After and is logged as
+`rate_limited`), quiet library loggers, and errors named without secrets."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Awaitable
 from typing import TypeVar
 
 import aiohttp
+import structlog
 from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.http_retry.async_handler import AsyncRetryHandler
@@ -16,21 +18,41 @@ from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncServerErrorRetryHandler,
 )
 from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryIntervalCalculator
+from slack_sdk.http_retry.request import HttpRequest
+from slack_sdk.http_retry.response import HttpResponse
+from slack_sdk.http_retry.state import RetryState
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.config import SlackConfig
 from bridge import DeliveryError
 
+log = structlog.get_logger("askbridge.slack")
 _CLIENT_WINS = warning_client_prioritized_and_token_skipped()
 T = TypeVar("T")
 NETWORK = (SlackClientError, aiohttp.ClientError, TimeoutError, OSError)
 """What a Web API call raises when Slack refused it or could not be reached."""
 
 
+class CountedRateLimitRetry(AsyncRateLimitErrorRetryHandler):
+    """slack_sdk's own 429 handling (it sleeps Retry-After and resends), each 429 logged."""
+
+    async def prepare_for_next_attempt_async(
+        self, *, state: RetryState, request: HttpRequest, response: HttpResponse | None = None,
+        error: Exception | None = None,
+    ) -> None:
+        if response is not None:
+            after = next((v for k, v in response.headers.items() if k.lower() == "retry-after"),
+                         None)
+            log.warning("rate_limited", platform="slack", method=request.url.rsplit("/", 1)[-1],
+                        retry_after=float(after[0]) if after else None)
+        await super().prepare_for_next_attempt_async(state=state, request=request,
+                                                     response=response, error=error)
+
+
 def retry_handlers(retries: int) -> list[AsyncRetryHandler]:
     backoff = BackoffRetryIntervalCalculator(backoff_factor=0.5)
     return [
-        AsyncRateLimitErrorRetryHandler(max_retry_count=retries),
+        CountedRateLimitRetry(max_retry_count=retries),
         AsyncServerErrorRetryHandler(max_retry_count=retries, interval_calculator=backoff),
         AsyncConnectionErrorRetryHandler(max_retry_count=retries, interval_calculator=backoff),
     ]
