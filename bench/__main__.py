@@ -14,6 +14,7 @@ from pathlib import Path
 
 import aiohttp
 
+from bench.burst import run_burst
 from bench.fanout import run_fanout
 from bench.latency import Bare, Fake, run_latency
 from bench.pg import run_store_pg
@@ -23,6 +24,7 @@ from bench.replicas import run_replicas
 from bench.rows import (
     STORE_VS_ASYNCPG,
     STORE_VS_SQLITE,
+    burst_rows,
     fanout_rows,
     floor_rows,
     latency_rows,
@@ -35,7 +37,7 @@ from bench.scale import ptb_flood, run_scale
 from bench.stats import Report
 from bench.store import run_store
 
-EVERYTHING = "store,pgstore,latency,scale,reach,fanout,replicas"
+EVERYTHING = "store,pgstore,latency,scale,reach,fanout,replicas,burst"
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -60,6 +62,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--fanout-rounds", type=int, default=100, help="fan-out latency rounds")
     p.add_argument("--replica-asks", type=int, default=1_000, help="asks per replica setup")
     p.add_argument("--replica-rounds", type=int, default=60, help="answer rounds per setup")
+    p.add_argument("--burst-asks", type=int, default=2_000,
+                   help="asks in the burst to 100 Telegram chats and 20 Slack channels")
     p.add_argument("--profile", type=Path, help="run askbridge under cProfile; .prof files here")
     p.add_argument("--keep", action="store_true", help="keep the temporary directory (logs, dbs)")
     return p.parse_args(argv)
@@ -87,6 +91,8 @@ async def main(args: argparse.Namespace) -> Report:
         if "pgstore" in only:
             store_rows(report, await run_store_pg(args.store_asks), "asyncpg", STORE_VS_ASYNCPG)
         await with_fake(args, only, report, tmp)
+        if "burst" in only:
+            burst_rows(report, await run_burst(tmp, args.burst_asks, args.concurrency))
     finally:
         if not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)

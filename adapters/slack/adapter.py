@@ -82,7 +82,7 @@ class SlackAdapter:
         self.app.action(re.compile(r"^ab:"))(self._on_action)
         self.app.view(OTHER_CALLBACK)(self._on_modal)
         self.native = Taps(self)
-        self.pace = Pace(SlackLimits())
+        self.pace = Pace(SlackLimits() if config.pace else lambda surface, priority: ())
         """Paced: the core waits here for room before each prompt, reminder and final edit."""
         self.app.view(OWN_CALLBACK)(self._on_own_words)
         self.app.event("message")(self._on_message)

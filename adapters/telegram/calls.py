@@ -110,7 +110,7 @@ class Caller:
 
     def __init__(self, config: TelegramConfig) -> None:
         self.config = config
-        self.pace = Pace(TelegramLimits())
+        self.pace = Pace(TelegramLimits() if config.pace else lambda surface, priority: ())
 
     async def send(self, bot: Bot, chat: int | str, thread: int | None,
                    messages: Sequence[tuple[str, object]], priority: Priority,

@@ -29,6 +29,15 @@ EXPIRED_TRIGGER = "expired-trigger"
 ACK_TIMEOUT = 10.0
 
 
+def rate_limits(method: str, args: dict[str, Any]) -> list[Limit]:
+    """A channel takes about one message a second; chat.update is Tier 3, 50 a minute."""
+    if method == "chat.postMessage":
+        return [(("channel", str(args.get("channel"))), 1, 1.0)]
+    if method == "chat.update":
+        return [("chat.update", 50, 60.0)]
+    return []
+
+
 def payload(name: str) -> dict[str, Any]:
     """A named recorded payload from tests/fakes/payloads/slack/ (a fresh copy)."""
     data: dict[str, Any] = json.loads((PAYLOADS / f"{name}.json").read_text())
@@ -130,13 +139,8 @@ class FakeSlack:
     # Web API -------------------------------------------------------------------------
 
     def _over_limit(self, method: str, args: dict[str, Any]) -> int | None:
-        """Whole seconds to wait (Retry-After) when the call breaks a rate limit: a channel
-        takes about one message a second; chat.update is Tier 3, 50 a minute."""
-        limits: list[Limit] = []
-        if method == "chat.postMessage":
-            limits = [(("channel", str(args.get("channel"))), 1, 1.0)]
-        elif method == "chat.update":
-            limits = [("chat.update", 50, 60.0)]
+        """Whole seconds to wait (Retry-After) when the call breaks a rate limit."""
+        limits = rate_limits(method, args)
         wait = self.limits.over(limits) if self.limits is not None and limits else None
         return None if wait is None else max(1, math.ceil(wait))
 
