@@ -5,7 +5,7 @@ claimer died mid-edit)."""
 from __future__ import annotations
 
 import asyncio
-from collections import deque
+from collections import Counter, deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, nullcontext
 from dataclasses import dataclass
@@ -81,6 +81,11 @@ class Outbound:
         self._turns: dict[str, asyncio.Semaphore] = {}
         self._lines: dict[str, deque[tuple[_Prompts, SurfaceId]]] = {}
         """Per platform, first prompts not sent yet, in the order asked."""
+        self._idle: dict[str, deque[tuple[_Prompts, SurfaceId]]] = {}
+        """Per platform, prompts to surfaces that had none waiting: taken before the line, so a
+        chat that was idle is not kept behind other chats' backlog (a platform's limits can
+        make that minutes long)."""
+        self._waiting: Counter[SurfaceId] = Counter()
         self._senders: dict[str, int] = {}
 
     def deliver_all(self, record: QuestionRecord, surfaces: list[SurfaceId]) -> None:
@@ -100,10 +105,9 @@ class Outbound:
         prompts = _Prompts(record, len(surfaces), platforms)
         for surface in surfaces:
             platform = surface_platform(surface)
-            line = self._lines.get(platform)
-            if line is None:
-                line = self._lines[platform] = deque()
-            line.append((prompts, surface))
+            lines = self._lines if self._waiting[surface] else self._idle
+            lines.setdefault(platform, deque()).append((prompts, surface))
+            self._waiting[surface] += 1
             platforms.append(platform)
         self._start_next(prompts)
 
@@ -114,14 +118,20 @@ class Outbound:
             platform = prompts.after.pop(0)
             if self._senders.get(platform, 0) < SENDERS_PER_PLATFORM:
                 self._senders[platform] = self._senders.get(platform, 0) + 1
-                self.spawn(self._send_line(platform, self._lines[platform]))
+                self.spawn(self._send_line(platform))
                 return
 
-    async def _send_line(self, platform: str, line: deque[tuple[_Prompts, SurfaceId]]) -> None:
-        """Send the line's prompts one after another until it is empty."""
+    async def _send_line(self, platform: str) -> None:
+        """Send the platform's prompts one after another until none is left, those to idle
+        surfaces first."""
+        line, idle = self._lines.setdefault(platform, deque()), self._idle.setdefault(platform,
+                                                                                       deque())
         try:
-            while line:
-                prompts, surface = line.popleft()
+            while line or idle:
+                prompts, surface = (idle or line).popleft()
+                self._waiting[surface] -= 1
+                if not self._waiting[surface]:
+                    del self._waiting[surface]
                 on_way = Once(partial(self._start_next, prompts)) if prompts.after else None
                 try:
                     shown = await self.deliver_to(prompts.record, surface, on_way=on_way)

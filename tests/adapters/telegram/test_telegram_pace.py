@@ -12,7 +12,7 @@ from adapters.telegram import limits
 from bridge.agent.client import AskClient
 from tests.adapters.telegram.flows import DM, GROUP, Tg, deploy, keyboard
 from tests.fakes.telegram import FakeTelegram
-from tests.harness import make_config, running, until
+from tests.harness import SUB_TOKEN, make_config, running, until
 
 
 async def asked(client: AskClient, sessions: int) -> list[asyncio.Task[Any]]:
@@ -73,3 +73,29 @@ async def test_a_prompt_to_many_chats_is_paced_under_thirty_messages_a_second(
         finally:
             ask.cancel()
             await asyncio.gather(ask, return_exceptions=True)
+
+
+async def test_an_idle_chats_first_prompt_is_not_kept_behind_another_chats_backlog(
+        tg: Tg, fake: FakeTelegram) -> None:
+    """Twelve prompts wait their turns in one chat (a second apart; eight of them already with
+    the platform's senders, four in its line); a prompt to another chat asked after them goes
+    out as soon as a sender is free, not after the four."""
+    busy, idle = DM["id"], 2000
+    config = tg.config(busy)
+    helper = config.agents[1].model_copy(update={"role": "main",
+                                                 "surfaces": [f"telegram:{idle}"]})
+    config = config.model_copy(update={"agents": [config.agents[0], helper]})
+    async with running(config, tg.env) as r, r.client() as client, \
+            r.client(token=SUB_TOKEN) as other:
+        tasks = await asked(client, 12)
+        await until(lambda: prompts_to(fake, busy))
+        tasks.append(asyncio.create_task(other.ask(deploy())))
+        try:
+            await until(lambda: prompts_to(fake, idle), timeout=30)
+            await until(lambda: len(prompts_to(fake, busy)) >= 4, timeout=30)
+            chats = [c["chat_id"] for c in fake.calls_of("sendMessage")]
+            assert chats.index(idle) < 4, chats
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
