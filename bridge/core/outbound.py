@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter, deque
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager, nullcontext
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -28,12 +28,12 @@ from bridge.text.rendering import final_kind, status_line
 
 log = structlog.get_logger("askbridge.broker")
 CALLS_PER_PLATFORM = 4
-"""Prompts, reminders and edits in flight to one platform at once; the rest wait their turn
-here, in order. Waiting here is cheap, and an HTTP client's connection pool grows slower with
-every connection it holds: 3,000 asks to Telegram cost 1.9 ms of CPU each at 4 in flight,
-2.3 ms at 8 and 2.8 ms at 16 (bench/README.md). 4 at once is still 40 calls/s at a 100 ms
-round trip: above Telegram's 30 messages/s per bot and Slack's per-channel pace, a little
-under Discord's 50 requests/s per bot."""
+"""Prompts, reminders and edits in flight at once to one platform that is not paced (a paced
+one's limits bound its calls); the rest wait their turn here, in order. Waiting here is cheap,
+and an HTTP client's connection pool grows slower with every connection it holds: 3,000 asks
+to Telegram cost 1.9 ms of CPU each at 4 in flight, 2.3 ms at 8 and 2.8 ms at 16
+(bench/README.md). 4 at once is still 40 calls/s at a 100 ms round trip, a little under
+Discord's 50 requests/s per bot."""
 SENDERS_PER_PLATFORM = 2 * CALLS_PER_PLATFORM
 """Tasks working one platform's line of first prompts: twice its turns, so that while some
 send, the others record what they sent and take the next. A prompt waiting in the line is an
@@ -195,15 +195,20 @@ class Outbound:
     @asynccontextmanager
     async def turn(self, surface: SurfaceId, priority: Priority) -> AsyncIterator[None]:
         """Taken around every call to the surface's platform: room under its limits when its
-        adapter is paced (prompts before reminders before edits), then one of the platform's
-        turns (see CALLS_PER_PLATFORM). Neither wait counts against the call's timeout."""
+        adapter is paced (prompts before reminders before edits), else one of the platform's
+        turns (see CALLS_PER_PLATFORM). Neither wait counts against the call's timeout. A paced
+        platform's limits already bound its calls; a turn on top would hold a chat's room while
+        it waited, and at a slow platform's round trip cap the calls below the limits."""
         adapter = self.surfaces.adapter_for(surface)
+        if isinstance(adapter, Paced):
+            async with adapter.pace.slot(surface, priority):
+                yield
+            return
         platform = surface_platform(surface)
         turn = self._turns.get(platform)
         if turn is None:
             turn = self._turns[platform] = asyncio.Semaphore(CALLS_PER_PLATFORM)
-        async with (adapter.pace.slot(surface, priority) if isinstance(adapter, Paced)
-                    else nullcontext(True)), turn:
+        async with turn:
             yield
 
     async def _ended(self, question_id: QuestionId) -> bool:
