@@ -89,7 +89,11 @@ _PAID: ContextVar[_Paid | None] = ContextVar("askbridge_paid_slot", default=None
 class Pace:
     """One platform's limits. `windows(surface, priority)` names the windows a call to that
     surface counts against (the bot's, the chat's, the method's tier); the same window object
-    each time for the same limit. A call with no windows leaves at once."""
+    each time for the same limit. A call with no windows leaves at once.
+
+    Not aiolimiter (nor python-telegram-bot's AIORateLimiter, built on it): its leaky buckets
+    wake waiters first come, first served, with no priorities and no way to drop an edit a later
+    one replaced, and PTB's knows no per-chat limit for private chats."""
 
     def __init__(self, windows: Callable[[str, Priority], Windows]) -> None:
         self.windows = windows
