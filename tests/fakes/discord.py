@@ -126,6 +126,8 @@ class FakeDiscord:
     """Answer this many coming message POSTs with 429 (retry_after 0.05 s) before accepting."""
     buckets: dict[tuple[str, str], Bucket] = field(default_factory=dict)
     """Per (route, channel): the fake enforces them, so discord.py must pace by its headers."""
+    limits: bool = True
+    """False: the buckets are never emptied (for runs that test something else in bulk)."""
     refused: int = 0
     """429s answered because a bucket was empty (not counting `rate_limit_next`)."""
     unknown: list[str] = field(default_factory=list)
@@ -192,7 +194,7 @@ class FakeDiscord:
 
     def _bucket(self, route: str, channel: str) -> Bucket:
         bucket = self.buckets.get((route, channel))
-        if bucket is None:
+        if bucket is None or not self.limits:
             bucket = self.buckets[(route, channel)] = Bucket(f"fake-{route}")
         return bucket
 
