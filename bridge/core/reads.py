@@ -9,7 +9,8 @@ from typing import Any
 from bridge.core.surfaces import Surfaces
 from bridge.model.ids import AgentName, QuestionId, SessionKey, SurfaceId
 from bridge.model.prompt import Prompt
-from bridge.store.records import DeliveryRecord, QuestionRecord, Store, iso
+from bridge.store.protocol import Store
+from bridge.store.records import DeliveryRecord, QuestionRecord, iso
 
 
 def delivery_view(d: DeliveryRecord) -> dict[str, Any]:
