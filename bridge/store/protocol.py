@@ -191,3 +191,16 @@ class Store(Protocol):
     async def state_items(self, platform: str, prefix: str = "") -> list[tuple[str, str]]:
         """Every `(key, value)` of the adapter whose key starts with `prefix`, by key."""
         ...
+
+    # retention -------------------------------------------------------------------------------
+
+    async def delete_ended(self, before: int, limit: int) -> int:
+        """Delete up to `limit` questions that ended before `before` (ms since the epoch), oldest
+        first, with their deliveries, partial answers, timers and reminder messages, in one
+        short transaction; how many went. Replicas calling it at once never delete a row twice."""
+        ...
+
+    async def delete_old_events(self, before: int, limit: int) -> int:
+        """Delete up to `limit` delivered or given-up event-hook events enqueued before
+        `before`; how many went."""
+        ...
