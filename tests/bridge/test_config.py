@@ -5,8 +5,10 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
+import pytest
+
 from bridge.model.adapter import AdapterContext, AdapterPlugin
-from bridge.runtime.config import parse_config
+from bridge.runtime.config import ConfigError, parse_config
 from bridge.server.composition import make_adapters
 from tests.example import EXAMPLE, uncommented
 
@@ -61,3 +63,14 @@ def test_the_example_as_shipped_has_no_live_placeholder() -> None:
     assert shipped.agents[0].surfaces == ["web"]
     switched_on = parse_config(tomllib.loads(uncommented()))
     assert any("webhooks.sms.url" in p for p in placeholders(switched_on))  # doctor would say so
+
+
+def test_store_keep_is_a_duration_or_forever_and_says_what_to_write_otherwise() -> None:
+    assert parse_config({}).store.keep_seconds == 30 * 86_400
+    assert parse_config({"store": {"keep": "90s"}}).store.keep_seconds == 90
+    assert parse_config({"store": {"keep": "12h"}}).store.keep_seconds == 12 * 3600
+    assert parse_config({"store": {"keep": "forever"}}).store.keep_seconds is None
+    for bad in ("30 days", "0d", "2w", "", 30):
+        with pytest.raises(ConfigError, match=r'store\.keep: use a duration such as "90s", '
+                                              r'"15m", "12h" or "30d" .* or "forever"'):
+            parse_config({"store": {"keep": bad}})

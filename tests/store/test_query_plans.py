@@ -18,7 +18,7 @@ from bridge.store import SqliteStore, now_ms
 from bridge.store.postgres_store import PostgresStore, numbered
 from bridge.store.sql_store import SqlStore
 from tests.pg import scratch_database, server_url
-from tests.store.test_store_contract import SURFACES, answered, record
+from tests.store.support import SURFACES, answered, record
 
 KEYS: dict[str, list[set[str]]] = {
     "questions": [{"id"}, {"status"}, {"resolved_at"}],
