@@ -16,7 +16,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response, Stream
 from starlette.routing import BaseRoute, Route
 
 from adapters.web.inbound import AnswerBody, event_from, reply_response
-from adapters.web.render import SSE_HELLO, SSE_PING, sse, ui_view
+from adapters.web.render import SSE_HELLO, SSE_PING, index_page, sse, ui_view
 from adapters.web.security import CSRF_COOKIE, SESSION_COOKIE, SESSION_MAX_AGE, WebAuth
 from bridge import (
     LOCALE_NAMES,
@@ -118,7 +118,8 @@ class WebRoutes:
         self.auth = auth
         self.locale = locale
         """The fallback when the browser asks for none of our languages (`[web] locale`)."""
-        self.files = {name: (STATIC / name).read_bytes() for name in [*ASSETS, "index.html"]}
+        self.files = {name: (STATIC / name).read_bytes() for name in ASSETS}
+        self.page = (STATIC / "index.html").read_text(encoding="utf-8")
 
     def routes(self) -> list[BaseRoute]:
         return [
@@ -155,7 +156,9 @@ class WebRoutes:
             return self._login(request)
         if self.auth.session(request) is None:
             return self._signed_out(request)
-        return Response(self.files["index.html"], headers=SECURITY_HEADERS, media_type="text/html")
+        locale = self.locale_of(request)
+        page = index_page(self.page, locale, self.strings_of(locale))
+        return Response(page, headers=SECURITY_HEADERS, media_type="text/html")
 
     def _login(self, request: Request) -> Response:
         session, csrf = self.auth.new_session()
@@ -195,11 +198,15 @@ class WebRoutes:
 
         return guarded
 
+    @staticmethod
+    def strings_of(locale: str) -> dict[str, Any]:
+        """The page's words in `locale`, and the languages it can switch to."""
+        return {"locale": locale, "messages": translations(locale),
+                "locales": [{"code": c, "name": LOCALE_NAMES[c]} for c in LOCALES]}
+
     async def strings(self, request: Request, core: Core) -> Response:
-        """The page's words in the person's language, and the languages it can switch to."""
-        locale = self.locale_of(request)
-        return _json({"locale": locale, "messages": translations(locale),
-                      "locales": [{"code": c, "name": LOCALE_NAMES[c]} for c in LOCALES]})
+        return _json(self.strings_of(self.locale_of(request)))
+
     def guard(self, handler: Callable[[Request, Core], Awaitable[Response]],
               change: bool) -> Handler:
         """The guard every UI API route passes, for routes defined elsewhere (push, pwa.py)."""

@@ -1,6 +1,6 @@
 // askbridge Control UI: sessions, their timelines, the pending-question panel, live updates.
 import { ago, clock, cookie, countdown, h, leftUntil, setServerTime } from "./dom.js";
-import { loadStrings, locale, locales, switchTo, t } from "./i18n.js";
+import { locale, locales, onLanguage, switchTo, t } from "./i18n.js";
 import { Panel, newDraft } from "./panel.js";
 import { showReminder } from "./pwa.js";
 import { timelineItem } from "./timeline.js";
@@ -295,19 +295,20 @@ function languageSwitch() {
   select.replaceChildren(...locales.map((l) => h("option", { value: l.code,
     text: short ? l.code.toUpperCase() : l.name, title: l.name, selected: l.code === locale })));
   select.hidden = locales.length < 2;
-  select.onchange = async () => {
-    await switchTo(select.value);
-    showConnection();
-    state.dockKey = "";
-    state.panel = null;
-    render();
-  };
+  select.onchange = () => switchTo(select.value);
 }
 
-async function start() {
-  await loadStrings();
+function relabel() {
+  showConnection();
+  state.dockKey = "";
+  state.panel = null;
+  render();
+}
+
+function start() {
   showConnection();
   languageSwitch();
+  onLanguage(relabel);
   $("composer").addEventListener("submit", onCompose);
   $("composer-input").addEventListener("input", autosize);
   $("composer-input").addEventListener("keydown", (ev) => {
