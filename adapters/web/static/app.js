@@ -2,7 +2,7 @@
 import { ago, clock, cookie, countdown, h, leftUntil, setServerTime } from "./dom.js";
 import { locale, locales, onLanguage, switchTo, t } from "./i18n.js";
 import { Panel, newDraft } from "./panel.js";
-import { showReminder } from "./pwa.js";
+import { connect, showConnection } from "./live.js";
 import { timelineItem } from "./timeline.js";
 
 const $ = (id) => document.getElementById(id);
@@ -253,41 +253,6 @@ function autosize() {
   input.style.height = `${Math.min(input.scrollHeight, 160)}px`;
 }
 
-// live channel --------------------------------------------------------------------------------
-
-let settled = null;
-
-function connect() {
-  const conn = $("conn");
-  const events = new EventSource("/ui/events");
-  events.onopen = () => {
-    clearTimeout(settled); settled = null;
-    conn.dataset.state = "live";
-    showConnection();
-  };
-  events.onmessage = (msg) => {
-    const event = JSON.parse(msg.data);
-    if (event.type === "reminder") showReminder(event.text);
-    else if (["hello", "question", "resolved"].includes(event.type)) refresh();
-  };
-  events.onerror = () => {
-    // Streams end every so often by design; only a gap that lasts is shown.
-    settled = settled || setTimeout(() => {
-      conn.dataset.state = "offline";
-      showConnection();
-    }, 2500);
-    if (events.readyState === EventSource.CLOSED) {
-      events.close();
-      setTimeout(() => { if (!state.signedOut) { refresh(); connect(); } }, 2000);
-    }
-  };
-}
-
-function showConnection() {
-  const words = { live: t("Live"), offline: t("Reconnecting…"), connecting: t("Connecting…") };
-  $("conn-text").textContent = words[$("conn").dataset.state] || words.connecting;
-}
-
 // The language switch: shown once there is a choice; a pick re-renders everything in place.
 function languageSwitch() {
   const select = $("lang");
@@ -322,7 +287,7 @@ function start() {
   narrowQuery.addEventListener("change", renderDock);
   narrowQuery.addEventListener("change", languageSwitch);
   setInterval(tick, 1000);
-  connect();
+  connect(refresh, () => state.signedOut);
   refresh();
 }
 
