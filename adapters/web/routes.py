@@ -38,7 +38,7 @@ from bridge import (
 log = structlog.get_logger("askbridge.web")
 STATIC = Path(__file__).parent / "static"
 ASSETS = {"app.js": "text/javascript", "dom.js": "text/javascript", "panel.js": "text/javascript",
-          "i18n.js": "text/javascript", "pwa.js": "text/javascript",
+          "i18n.js": "text/javascript", "pwa.js": "text/javascript", "sessions.js": "text/javascript",
           "live.js": "text/javascript", "timeline.js": "text/javascript", "app.css": "text/css",
           "icon-192.png": "image/png", "icon-512.png": "image/png"}
 SECURITY_HEADERS = {
