@@ -5,7 +5,9 @@ import { t } from "./i18n.js";
 
 export const keyOf = (agent, session) => `${agent}\u0000${session}`;
 
-// `pick(key)` opens a session.
+let shown = ""; // the open session and its place in the list, as last drawn
+
+// `pick(key)` opens a session; the open one is scrolled into view whenever it moves.
 export function renderSessions(box, sessions, current, pick) {
   const items = sessions.map((s) => {
     const key = keyOf(s.agent, s.session);
@@ -18,6 +20,21 @@ export function renderSessions(box, sessions, current, pick) {
   });
   box.replaceChildren(...(items.length ? items
     : [h("div", { class: "empty-side", text: t("No sessions yet") })]));
+  const place = `${current}|${sessions.findIndex((s) => keyOf(s.agent, s.session) === current)}`;
+  if (place !== shown) keepInView(box, box.querySelector(".session.active"));
+  shown = place;
+}
+
+// Scroll the list itself (never the page) just enough to show the chip, on either axis: a row
+// of chips on phones, a column in the sidebar.
+function keepInView(box, chip) {
+  if (!chip) return;
+  const outer = box.getBoundingClientRect(), inner = chip.getBoundingClientRect();
+  const margin = 8;
+  if (inner.left < outer.left) box.scrollLeft -= outer.left - inner.left + margin;
+  else if (inner.right > outer.right) box.scrollLeft += inner.right - outer.right + margin;
+  if (inner.top < outer.top) box.scrollTop -= outer.top - inner.top + margin;
+  else if (inner.bottom > outer.bottom) box.scrollTop += inner.bottom - outer.bottom + margin;
 }
 
 // Shown in the dock when the open session has nothing waiting but others do.
