@@ -44,11 +44,12 @@ def _text(lines: list[object]) -> str:
 
 
 async def _starttls(client: aioimaplib.IMAP4, context: ssl.SSLContext, host: str) -> None:
-    response = await client.protocol.simple_command("STARTTLS")
+    protocol = client.protocol
+    response = await asyncio.wait_for(
+        protocol.execute(aioimaplib.Command("STARTTLS", protocol.new_tag())), client.timeout)
     if response.result != "OK":
         raise ImapFailed(f"the IMAP server refused STARTTLS ({_text(response.lines)})")
     loop = asyncio.get_running_loop()
-    protocol = client.protocol
     protocol.transport = await loop.start_tls(protocol.transport, protocol, context,
                                               server_hostname=host)
     await client.protocol.capability()
@@ -122,10 +123,15 @@ class Watcher:
         except (*FAILURES, ImapFailed) as exc:
             log.warning("email_imap_failed", step="connect", error=f"{type(exc).__name__}: {exc}")
             return False
+        except Exception as exc:  # a client library surprise must not end the watching for good
+            log.error("email_imap_failed", step="connect", error=repr(exc))
+            return False
         try:
             await self._watch(client, selected)
         except (*FAILURES, ImapFailed, HandlingFailed) as exc:
             log.warning("email_imap_failed", step="watch", error=f"{type(exc).__name__}: {exc}")
+        except Exception as exc:  # a client library surprise must not end the watching for good
+            log.error("email_imap_failed", step="watch", error=repr(exc))
         finally:
             self.idling.clear()
             await close(client)
