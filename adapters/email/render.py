@@ -23,6 +23,8 @@ STYLE_GHOST = ("display:inline-block;margin:0 8px 8px 0;padding:9px 18px;border-
 STYLE_CARD = ("max-width:640px;margin:0 auto;padding:20px 24px;background:#ffffff;"
               "border:1px solid #e3e6ec;border-radius:14px;color:#1c2230;"
               "font:15px/1.5 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif")
+KIND_HEADER = "X-Askbridge-Kind"
+"""`prompt`, `reminder`, `status` or `notice`: for mail filters (and tests) to tell them apart."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +57,7 @@ def subject(prompt: Prompt) -> str:
     return tr(prompt.locale, "Question: {title}", title=title)
 
 
-def _base(env: Envelope, subject_line: str, in_reply_to: str | None) -> EmailMessage:
+def _base(env: Envelope, subject_line: str, in_reply_to: str | None, kind: str) -> EmailMessage:
     msg = EmailMessage()
     msg["From"] = env.sender
     msg["To"] = env.to
@@ -68,12 +70,13 @@ def _base(env: Envelope, subject_line: str, in_reply_to: str | None) -> EmailMes
         msg["In-Reply-To"] = in_reply_to
     msg["Auto-Submitted"] = "auto-generated"
     msg["X-Auto-Response-Suppress"] = "All"
+    msg[KIND_HEADER] = kind
     return msg
 
 
 def prompt(prompt: Prompt, env: Envelope, links: Links) -> EmailMessage:
     """multipart/alternative: the numbered prompt as text, and as HTML with a link per choice."""
-    msg = _base(env, subject(prompt), None)
+    msg = _base(env, subject(prompt), None, "prompt")
     msg.set_content(prompt.text)
     msg.add_alternative(_html(prompt, links), subtype="html")
     return msg
@@ -102,7 +105,7 @@ def _link(url: str, label: str, style: str) -> str:
 
 
 def reminder(reminder: Reminder, env: Envelope, prompt_id: str | None) -> EmailMessage:
-    msg = _base(env, "Re: " + subject(reminder.prompt), prompt_id)
+    msg = _base(env, "Re: " + subject(reminder.prompt), prompt_id, "reminder")
     msg.set_content(reminder.text)
     return msg
 
@@ -112,7 +115,7 @@ def final(final: Finalization, env: Envelope, prompt_id: str | None) -> EmailMes
     questions = final.prompt.questions
     title = (questions[0].header if len(questions) == 1
              else tr(final.prompt.locale, "Your questions"))
-    msg = _base(env, "Re: " + subject(final.prompt), prompt_id)
+    msg = _base(env, "Re: " + subject(final.prompt), prompt_id, "status")
     msg.set_content(f"{title}: {final.status_line}")
     return msg
 
@@ -121,6 +124,6 @@ def notice(text: str, env: Envelope, subject_line: str, in_reply_to: str | None)
     """A short answer to a person's reply ("still needed …", "already ended"); it never quotes
     the reply, so own words are never echoed."""
     reply_subject = subject_line if subject_line.lower().startswith("re:") else f"Re: {subject_line}"
-    msg = _base(env, reply_subject, in_reply_to)
+    msg = _base(env, reply_subject, in_reply_to, "notice")
     msg.set_content(text)
     return msg

@@ -17,7 +17,7 @@ from typing import Any
 
 from tests.adapters.email.dovecot import Dovecot, dovecot
 from tests.adapters.email.smtpd import SMTP_PASSWORD, SMTP_USER, Outbox, smtp_server
-from tests.harness import base_env
+from tests.harness import base_env, until
 
 PERSON = "ana@example.org"
 BOSS = "boss@example.org"
@@ -65,6 +65,26 @@ class MailRig:
                     prompt: EmailMessage | None = None) -> None:
         prompt = prompt or self.prompts()[-1]
         await self.deliver(reply_bytes(fixture, prompt, answer, sender))
+
+
+async def watching(r: Any) -> None:
+    """Until the mailbox is being watched (IDLE), so a reply appended now is one it sees (with
+    no position kept yet, mail already in the box when watching starts is history)."""
+    adapter = r.bridge.adapters["email"]
+    await until(lambda: adapter.watcher is not None, timeout=15)
+    await asyncio.wait_for(adapter.watcher.idling.wait(), 15)
+
+
+def part(message: EmailMessage, kind: str = "plain") -> str:
+    """The message's `text/<kind>` part, decoded."""
+    found = message.get_body(preferencelist=(kind,))
+    assert found is not None, f"no text/{kind} part"
+    return str(found.get_content())
+
+
+def texts(rig: MailRig, to: str = PERSON) -> list[str]:
+    """The text of every message sent to `to`."""
+    return [part(m) for m in rig.outbox.to(to)]
 
 
 def section(outbox: Outbox, server: Dovecot, **extra: Any) -> dict[str, Any]:

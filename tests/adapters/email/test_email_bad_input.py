@@ -14,8 +14,16 @@ from typing import Any
 
 import pytest
 
-from tests.adapters.email.rig import BOSS, PERSON, MailRig, mail_rig, mta_headers, reply_bytes
-from tests.adapters.email.test_email_replies import texts, watching
+from tests.adapters.email.rig import (
+    BOSS,
+    PERSON,
+    MailRig,
+    mail_rig,
+    mta_headers,
+    reply_bytes,
+    texts,
+    watching,
+)
 from tests.adapters.webhook.flows import DEPLOY
 from tests.harness import make_config, running, until
 

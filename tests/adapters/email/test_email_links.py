@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 from email.message import EmailMessage
 from pathlib import Path
+from typing import Any
 
 from bridge import sign
-from tests.adapters.email.rig import INBOUND_SECRET, PERSON, mail_rig, reply_bytes
+from tests.adapters.email.rig import INBOUND_SECRET, PERSON, mail_rig, part, reply_bytes
 from tests.adapters.webhook.flows import CHECKS, DEPLOY
 from tests.harness import make_config, running, until
 
@@ -16,7 +17,7 @@ LINK = re.compile(r'href="(http://127\.0\.0\.1:\d+/e/[^"]+)"[^>]*>([^<]+)<')
 
 def links(message: EmailMessage) -> dict[str, str]:
     """Caption → URL of every link in the HTML part."""
-    html = message.get_body(preferencelist=("html",)).get_content()
+    html = part(message, "html")
     return {caption: url for url, caption in LINK.findall(html)}
 
 
@@ -27,14 +28,19 @@ async def test_a_prompt_is_text_and_html_with_a_link_per_choice(tmp_path: Path) 
             qid = (await client.create(DEPLOY))["id"]
             [prompt] = await until(lambda: rig.prompts())
             assert rig.outbox.logins == 1, "logged in (after STARTTLS: the server requires it)"
-            text = prompt.get_body(preferencelist=("plain",)).get_content()
+            text = part(prompt)
             assert "1) Staging (Recommended)" in text and "skip" in text.lower()
             assert set(links(prompt)) == {"Staging (Recommended)", "Production", "Canary", "Skip"}
             assert re.fullmatch(rf"ask\+{qid}-[a-z2-7]{{20}}@example\.org", str(prompt["Reply-To"]))
             assert str(prompt["References"]) == f"<{qid}@example.org>"
             assert prompt["Auto-Submitted"] == "auto-generated"
-            [delivery] = await r.bridge.store.deliveries(qid)
-            assert delivery.message_ref == str(prompt["Message-ID"])
+            delivered = await until(lambda: _delivered(r, qid))
+            assert delivered.message_ref == str(prompt["Message-ID"])
+
+
+async def _delivered(r: Any, qid: str) -> Any:
+    rows = await r.bridge.store.deliveries(qid)
+    return rows[0] if rows and rows[0].state == "delivered" else None
 
 
 async def test_the_confirm_page_answers_only_on_post_and_only_once(tmp_path: Path) -> None:
@@ -66,7 +72,7 @@ async def test_multiple_choice_opens_the_web_card_instead_of_guessing(tmp_path: 
         async with running(config, rig.env) as r, r.client() as client, r.http() as http:
             await client.create({"questions": [CHECKS]})
             [prompt] = await until(lambda: rig.prompts())
-            html = prompt.get_body(preferencelist=("html",)).get_content()
+            html = part(prompt, "html")
             assert f'href="{r.url}/#assistant/main"' in html, "the web card"
             assert set(links(prompt)) == {"Skip"}, "no link guesses a multiple choice"
             skipped = await http.post(links(prompt)["Skip"])

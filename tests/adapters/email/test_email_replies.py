@@ -5,27 +5,15 @@ from __future__ import annotations
 import asyncio
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.adapters.email.rig import PERSON, MailRig, mail_rig
+from tests.adapters.email.rig import PERSON, mail_rig, texts, watching
 from tests.adapters.webhook.flows import DEPLOY
 from tests.harness import make_config, running, until
 
 CLIENTS = ["gmail_en.eml", "gmail_id.eml", "outlook_en.eml", "outlook_id.eml", "apple_en.eml",
            "apple_id.eml", "thunderbird_en.eml", "thunderbird_id.eml", "html_only_outlook.eml"]
-
-
-async def watching(r: Any) -> None:
-    """Until the mailbox is being watched (IDLE), so a reply appended now is one it sees."""
-    adapter = r.bridge.adapters["email"]
-    await until(lambda: adapter.watcher is not None, timeout=15)
-    await asyncio.wait_for(adapter.watcher.idling.wait(), 15)
-
-
-def texts(rig: MailRig, to: str = PERSON) -> list[str]:
-    return [m.get_body(preferencelist=("plain",)).get_content() for m in rig.outbox.to(to)]
 
 
 @pytest.mark.parametrize("client", CLIENTS)
