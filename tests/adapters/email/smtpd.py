@@ -49,7 +49,7 @@ def _authenticator(outbox: Outbox) -> Any:
                 and data.password.decode() == SMTP_PASSWORD)
         if good:
             outbox.logins += 1
-        return AuthResult(success=good)
+        return AuthResult(success=good, handled=False)  # False: the server answers 535 itself
 
     return check
 
