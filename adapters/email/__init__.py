@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from adapters.email.config import EmailConfig
-from bridge import AdapterContext, AdapterPlugin, adapter_section, env_secret
+from bridge import AdapterContext, AdapterPlugin, ConfigError, adapter_section, env_secret
 
 if TYPE_CHECKING:  # aiosmtplib and aioimaplib load only when [email] is configured
     from adapters.email.adapter import EmailAdapter
@@ -26,6 +27,9 @@ def create(ctx: AdapterContext) -> EmailAdapter | None:
     config = adapter_section(ctx, "email", EmailConfig)
     if config is None:
         return None
+    if config.ca_file and not Path(config.ca_file).is_file():
+        raise ConfigError(f"[email] ca_file = {config.ca_file!r} is not a readable file; point it "
+                          "at a PEM CA bundle, or remove it to trust the system's CAs.")
     smtp = _login(ctx, config.smtp_user_env, config.smtp_password_env, "SMTP")
     imap = _login(ctx, config.imap_user_env, config.imap_password_env, "IMAP")
     secret = None if config.inbound_secret_env is None else env_secret(
