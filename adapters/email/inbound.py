@@ -97,7 +97,8 @@ def _text(msg: EmailMessage) -> str | None:
         return None
     if part is None:
         return None
-    content = _decoded(part)
+    # NUL and lone surrogates are in no one's words, and no store takes them
+    content = _decoded(part).replace("\x00", "").encode("utf-8", "replace").decode("utf-8")
     if part.get_content_subtype() == "html":
         content = html_text(content)
     return own_words(content)[:MAX_TEXT]
