@@ -26,6 +26,7 @@ from bridge import AdapterState, backoff
 
 log = structlog.get_logger("askbridge.email")
 FAILURES = (aioimaplib.AioImapException, OSError, TimeoutError, asyncio.IncompleteReadError)
+LOST = [b"* BYE connection lost"]
 MAX_TRIES = 3
 """A message whose handling failed this often is skipped (logged), so one cannot stall the box."""
 
@@ -61,6 +62,8 @@ async def open_mailbox(config: EmailConfig, login: tuple[str, str],
     host, port, timeout = config.imap_host or "", config.imap_port_or_default, config.timeout_seconds
     client = (aioimaplib.IMAP4_SSL(host, port, timeout=timeout, ssl_context=context)
               if config.imap_tls == "tls" else aioimaplib.IMAP4(host, port, timeout=timeout))
+    # A connection lost while in IDLE would otherwise go unnoticed until IDLE is renewed.
+    client.protocol.conn_lost_cb = lambda _: client.protocol.idle_queue.put_nowait(LOST)
     try:
         await client.wait_hello_from_server()
         if config.imap_tls == "starttls":
@@ -199,8 +202,10 @@ class Watcher:
         try:
             while client.has_pending_idle():
                 pushed = await client.wait_server_push(timeout=self.config.idle_seconds + 30)
-                if pushed == aioimaplib.STOP_WAIT_SERVER_PUSH or "EXISTS" in _text(
-                        pushed if isinstance(pushed, list) else [pushed]):
+                said = _text(pushed if isinstance(pushed, list) else [pushed])
+                if "BYE" in said:
+                    raise ImapFailed(f"the server closed the connection ({said.strip()})")
+                if pushed == aioimaplib.STOP_WAIT_SERVER_PUSH or "EXISTS" in said:
                     break
         finally:
             self.idling.clear()

@@ -81,9 +81,9 @@ class Dovecot:
     certs: Certs
     process: subprocess.Popen[bytes]
 
-    def add_user(self, name: str | None = None) -> tuple[str, str]:
+    def add_user(self, login: tuple[str, str] | None = None) -> tuple[str, str]:
         """A fresh user with an empty mailbox: (login, password)."""
-        login, password = name or f"u{secrets.token_hex(5)}", secrets.token_urlsafe(12)
+        login, password = login or (f"u{secrets.token_hex(5)}", secrets.token_urlsafe(12))
         with (self.folder / "users").open("a") as users:
             users.write(f"{login}:{{PLAIN}}{password}\n")
         mail = self.folder / "mail" / login
@@ -105,6 +105,11 @@ class Dovecot:
             status, data = imap.select(mailbox, readonly=True)
             assert status == "OK", data
             return int(data[0] or 0)
+
+    def kick(self, login: tuple[str, str]) -> None:
+        """Drop every connection of the user, as a server restart or a network cut would."""
+        subprocess.run(["doveadm", "-c", str(self.folder / "dovecot.conf"), "kick", login[0]],
+                       check=True, capture_output=True, timeout=10)
 
     def stop(self) -> None:
         if self.process.poll() is None:

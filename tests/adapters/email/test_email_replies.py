@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import secrets
 from pathlib import Path
 
 import pytest
@@ -71,3 +72,23 @@ async def test_a_restart_neither_loses_nor_repeats_a_reply(tmp_path: Path) -> No
             assert len(rig.outbox.messages) == sent, "the answered reply is not read again"
             kept = await r.bridge.store.state_get("email", "uid:INBOX")
             assert kept is not None and re.fullmatch(r"\d+:1", kept)
+
+
+async def test_the_mailbox_is_watched_again_after_a_cut_and_after_a_refused_login(
+        tmp_path: Path) -> None:
+    async with mail_rig() as rig:
+        late = (f"late{secrets.token_hex(4)}", secrets.token_urlsafe(12))
+        env = {**rig.env, "IMAP_USER": late[0], "IMAP_PASSWORD": late[1]}
+        config = make_config(tmp_path, surfaces=[f"email:{PERSON}"], **rig.section)
+        async with running(config, env) as r, r.client() as client:
+            qid = (await client.create(DEPLOY))["id"]
+            await until(lambda: rig.prompts())
+            await asyncio.to_thread(rig.server.add_user, late)  # refused until now: backoff
+            rig.login = late
+            await watching(r)
+            await asyncio.to_thread(rig.server.kick, late)
+            await until(lambda: not r.bridge.adapters["email"].watcher.idling.is_set())
+            await watching(r)  # reconnected
+            await rig.reply("canary")
+            result = await client.result(qid, wait=20)
+            assert result is not None and result.answer_map() == {"deploy_target": ["Canary"]}
