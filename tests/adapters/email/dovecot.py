@@ -81,9 +81,9 @@ class Dovecot:
     certs: Certs
     process: subprocess.Popen[bytes]
 
-    def add_user(self, login: tuple[str, str] | None = None) -> tuple[str, str]:
+    def add_user(self, account: tuple[str, str] | None = None) -> tuple[str, str]:
         """A fresh user with an empty mailbox: (login, password)."""
-        login, password = login or (f"u{secrets.token_hex(5)}", secrets.token_urlsafe(12))
+        login, password = account or (f"u{secrets.token_hex(5)}", secrets.token_urlsafe(12))
         with (self.folder / "users").open("a") as users:
             users.write(f"{login}:{{PLAIN}}{password}\n")
         mail = self.folder / "mail" / login

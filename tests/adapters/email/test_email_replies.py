@@ -87,7 +87,8 @@ async def test_the_mailbox_is_watched_again_after_a_cut_and_after_a_refused_logi
             rig.login = late
             await watching(r)
             await asyncio.to_thread(rig.server.kick, late)
-            await until(lambda: not r.bridge.adapters["email"].watcher.idling.is_set())
+            watcher = r.bridge.adapters["email"].watcher  # type: ignore[attr-defined]
+            await until(lambda: not watcher.idling.is_set())
             await watching(r)  # reconnected
             await rig.reply("canary")
             result = await client.result(qid, wait=20)
