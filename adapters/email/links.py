@@ -40,7 +40,8 @@ log = structlog.get_logger("askbridge.email")
 HEADERS = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer",
            "X-Frame-Options": "DENY", "Content-Security-Policy":
            "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'"}
-Found = tuple[QuestionId, SurfaceId, ButtonAction, Prompt]
+Found = tuple[QuestionId, SurfaceId, ButtonAction, Prompt | None]
+"""The link's question, the surface it was sent to, its action, and the prompt (None: ended)."""
 
 
 class Links:
@@ -70,10 +71,11 @@ class Links:
             loc, "It may have been cut short by your mail program. Open the link from the "
             "e-mail again, or answer by replying to the e-mail.")), 404)
 
-    def _ended(self, request: Request) -> HTMLResponse:
+    def _ended(self, request: Request, said: str | None = None) -> HTMLResponse:
+        """`said`: the core's own words when a press was refused; a GET only looked."""
         loc = self._loc(request)
         return self._html(page.notice(loc, tr(loc, "Already ended"),
-                                      tr(loc, "This question has already ended.")), 410)
+                                      said or tr(loc, "This question has already ended.")), 410)
 
     async def _find(self, request: Request) -> Found | Response:
         tokens, queries = self._tokens(), self._queries()
@@ -89,7 +91,7 @@ class Links:
             return self._invalid(request)
         prompt = await queries.prompt_for(question_id, surface)
         if prompt is None:
-            return self._ended(request)
+            return question_id, surface, action, None
         if action != "skip" and (len(prompt.questions) > 1 or prompt.questions[0].multi_select):
             return RedirectResponse(self.card_url(prompt), 303, headers=HEADERS)
         if isinstance(action, int) and not 0 <= action < len(prompt.questions[0].options):
@@ -101,6 +103,8 @@ class Links:
         if isinstance(found, Response):
             return found
         _, _, action, prompt = found
+        if prompt is None:
+            return self._ended(request)
         question = prompt.questions[0]
         if isinstance(action, int):
             choice, description = question.options[action]
@@ -112,16 +116,18 @@ class Links:
     async def answer(self, request: Request) -> Response:
         found = await self._find(request)
         sink = self._sink()
-        if isinstance(found, Response) or sink is None:
-            return found if isinstance(found, Response) else self._ended(request)
-        question_id, surface, action, prompt = found
+        if isinstance(found, Response):
+            return found
+        if sink is None:
+            return error_response(503, "askbridge is starting; try again in a moment.", "request")
+        question_id, surface, action, _ = found
         reply = await sink.button_pressed(ButtonPressed(
             surface, UserRef(address_of(surface)), question_id, action, authorized=True))
         log.info("email_link_answer", question_id=question_id, accepted=reply.accepted,
                  ended=reply.ended)
         if reply.ended and not reply.accepted:
-            return self._ended(request)
-        loc = reply.locale or prompt.locale
+            return self._ended(request, reply.text)
+        loc = reply.locale
         title = tr(loc, "Thank you") if reply.accepted else tr(loc, "Not recorded")
         return self._html(page.notice(loc, title, reply.text or ""), 200 if reply.accepted else 409)
 

@@ -21,20 +21,17 @@ from adapters.email.ids import address_of
 from adapters.email.inbound import Mail, event_from, read_mail, token_pattern
 from adapters.email.tokens import Tokens, question_of
 from bridge import (
-    DEFAULT_LOCALE,
     AdapterState,
     DeliveryError,
     InboundSink,
     Queries,
     QuestionId,
     SurfaceId,
-    tr,
 )
 
 log = structlog.get_logger("askbridge.email")
 Outcome = Literal["answered", "kept", "refused", "ended", "ended_again", "automatic", "no_token",
                   "bad_token", "not_answerer", "unreadable"]
-ENDED = "This question has already ended."
 
 
 class Replies:
@@ -70,20 +67,20 @@ class Replies:
         question_id, surface, pending = found
         if not self.may_answer(mail.sender, surface):
             return "not_answerer"
-        if not pending:
-            return await self._ended(mail, question_id, surface, None)
-        if not mail.text:
+        if pending and mail.text is None:
             return "unreadable"
+        # An ended question is the core's to say (in the prompt's language), whatever the words.
         reply = await self.sink.text_received(event_from(mail, surface, question_id, True))
         if reply.ended and not reply.accepted:
-            return await self._ended(mail, question_id, surface, reply.locale)
+            return await self._ended(mail, question_id, surface, reply.text)
         if reply.text:
             await self._notice(mail, question_id, surface, reply.text)
         if not reply.accepted:
             return "refused"
         return "answered" if reply.ended else "kept"
 
-    async def _delivery(self, tokens: tuple[str, ...]) -> tuple[QuestionId, SurfaceId, bool] | None:
+    async def _delivery(self, tokens: tuple[str, ...]
+                        ) -> tuple[QuestionId, SurfaceId, bool] | None:
         """The first token that is valid for a delivery of its question."""
         for token in tokens:
             question_id = question_of(token)
@@ -96,13 +93,13 @@ class Replies:
         return None
 
     async def _ended(self, mail: Mail, question_id: QuestionId, surface: SurfaceId,
-                     locale: str | None) -> Outcome:
+                     text: str | None) -> Outcome:
         key = f"ended:{question_id}:{mail.sender}"
         if await self.state.get(key) is not None:
             return "ended_again"
         await self.state.put(key, "1")
-        loc = locale or self.config.locale or DEFAULT_LOCALE
-        await self._notice(mail, question_id, surface, tr(loc, ENDED))
+        if text:
+            await self._notice(mail, question_id, surface, text)
         return "ended"
 
     async def _notice(self, mail: Mail, question_id: QuestionId, surface: SurfaceId,
