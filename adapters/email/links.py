@@ -30,11 +30,11 @@ from bridge import (
     QuestionId,
     SurfaceId,
     UserRef,
-    error_response,
     negotiate,
     tr,
     verify_signature,
 )
+from bridge.http import error_response
 
 log = structlog.get_logger("askbridge.email")
 HEADERS = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer",

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from bridge.doctor import run_doctor
+from bridge.cli.doctor import run_doctor
 from tests.adapters.email.rig import mail_rig
 
 AGENT = '[[agents]]\nname = "a"\ntoken_env = "AGENT_TOKEN"\nsurfaces = ["email:ana@example.org"]\n'

@@ -16,7 +16,7 @@ from adapters.email.inbound import read_mail, token_pattern
 from adapters.email.page import confirm
 from adapters.email.tokens import Tokens, action_of, question_of
 from bridge import AgentName, PromptQuestion, QuestionId, SessionKey, SurfaceId
-from bridge.prompts import Prompt
+from bridge.model.prompt import Prompt
 from tests.adapters.email.rig import PERSON, REPLIES, reply_bytes
 
 QID = QuestionId("q_abcdefghijkmnpqr")
@@ -28,7 +28,8 @@ def prompt(label: str = "Production") -> Prompt:
     question = PromptQuestion("env", "Deploy", "Where?", (("Staging", None), (label, "live")),
                               False)
     return Prompt(QID, AgentName("assistant"), SessionKey("main"), (question,),
-                  datetime.now(UTC) + timedelta(minutes=5), "1) Staging\n2) x", "Deploy", "Where?")
+                  datetime.now(UTC) + timedelta(minutes=5), "1) Staging\n2) x", "Deploy", "Where?",
+                  "Expires at 2:30 PM UTC (in 5 min).")
 
 
 def test_tokens_bind_question_surface_and_action() -> None:
