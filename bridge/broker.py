@@ -125,6 +125,17 @@ class Broker:
         for task in set(self._tasks):
             task.cancel()
 
+    async def _conflict(self, agent: AgentName, session: SessionKey) -> Conflict:
+        """The refusal of a second question in a session: which one waits, and how to end it."""
+        waiting = [r.id for r in await self.store.timeline(agent, session, 5) if r.pending]
+        if not waiting:  # it ended in between: the agent may simply ask again
+            return Conflict(f"A question was pending in session {session!r}; ask again.")
+        qid = waiting[0]
+        return Conflict(
+            f"Question {qid} is already pending in session {session!r}; wait for its result, or "
+            f"cancel it first (`askbridge cancel {qid}`, or POST /v1/questions/{qid}/cancel).",
+            pending_id=qid)
+
     def emit(self, event: str, question_id: QuestionId, local: bool = True) -> None:
         """Tell observers of a change; `local` ones (made here) reach `listeners` too."""
         for observer in list(self.observers) + (list(self.listeners) if local else []):
@@ -195,10 +206,7 @@ class Broker:
         try:
             await self.store.create_question(record, surfaces, timers)
         except PendingConflict:
-            raise Conflict(
-                f"A question is already pending in session {session!r}; wait for its result "
-                "(or cancel it) before asking another."
-            ) from None
+            raise await self._conflict(record.agent, record.session) from None
         if waiting:
             self._waiters.setdefault(record.id, _Outcome()).fresh = True
         self.open.remember(record, surfaces)

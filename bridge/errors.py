@@ -25,6 +25,8 @@ class BridgeError(Exception):
     code = "bad_request"
     loc = "body"
     headers: ClassVar[Mapping[str, str]] = {}
+    extra: Mapping[str, Any] = {}
+    """Fields the response body carries beside `error` and `details` (a 409's `pendingId`)."""
 
     def __init__(self, msg: str, loc: str | None = None) -> None:
         super().__init__(msg)
@@ -55,3 +57,8 @@ class Conflict(BridgeError):
     status = 409
     code = "conflict"
     loc = "session"
+
+    def __init__(self, msg: str, pending_id: str | None = None) -> None:
+        super().__init__(msg)
+        if pending_id is not None:
+            self.extra = {"pendingId": pending_id}

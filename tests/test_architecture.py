@@ -52,8 +52,8 @@ CORE = {"broker", "inbox", "outbound", "onway", "reach", "selections", "queries"
         "pending", "deadlines", "events", "leader", "config", "config_keys", "plugins", "logs",
         "store", "tls"}
 """The lifecycle of a question, and the store it is kept in."""
-INTERFACES = {"http", "mcp", "composition", "cli", "cli_agent", "doctor", "client", "__init__",
-              "__main__"}
+INTERFACES = {"http", "mcp", "composition", "cli", "cli_agent", "cli_lists", "cli_reply", "doctor",
+              "client", "__init__", "__main__"}
 """How agents, people and operators reach the core, and the root that wires it together."""
 THIRD_PARTY = {
     "ground": {"pydantic", "pydantic_core", "babel"},

@@ -7,6 +7,7 @@ from collections.abc import Awaitable
 from typing import TypeVar
 
 import aiohttp
+import structlog
 from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.http_retry.async_handler import AsyncRetryHandler
@@ -19,8 +20,9 @@ from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryInterv
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.config import SlackConfig
-from bridge import DeliveryError
+from bridge import ConfigError, DeliveryError
 
+log = structlog.get_logger("askbridge.slack")
 _CLIENT_WINS = warning_client_prioritized_and_token_skipped()
 T = TypeVar("T")
 NETWORK = (SlackClientError, aiohttp.ClientError, TimeoutError, OSError)
@@ -68,6 +70,23 @@ async def _checked(call: Awaitable[T], base_url: str, refused: str) -> T:
         raise DeliveryError(refused.format(error=api_error(exc))) from exc
     except NETWORK as exc:
         raise DeliveryError(unreachable(base_url, exc)) from exc
+
+
+REFUSED_TOKEN = frozenset({"invalid_auth", "not_authed", "account_inactive", "token_revoked",
+                           "token_expired", "not_allowed_token_type"})
+"""Slack's errors for a credential it refuses: fatal at start, where retrying cannot help."""
+
+
+async def verify_tokens(client: AsyncWebClient, config: SlackConfig, app_token: str) -> None:
+    """At start: a token Slack refuses is a `ConfigError`; Slack unreachable (or any other
+    answer) is only logged, since sending retries each call and Socket Mode reconnects."""
+    try:
+        await whoami(client, config, app_token)
+    except DeliveryError as exc:
+        cause = exc.__cause__
+        if isinstance(cause, SlackApiError) and api_error(cause) in REFUSED_TOKEN:
+            raise ConfigError(str(exc)) from None
+        log.warning("slack_unreachable_at_start", error=str(exc))
 
 
 async def whoami(client: AsyncWebClient, config: SlackConfig, app_token: str) -> str:

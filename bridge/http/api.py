@@ -22,7 +22,7 @@ from bridge.http.openapi import ERROR_TEXT, SESSION_PATTERN, responses
 from bridge.ids import AgentName, QuestionId, SessionKey
 from bridge.security import bearer, match_token
 from bridge.store.records import QuestionRecord, iso
-from bridge.validation import InvalidRequest, Problem, parse_ask_request
+from bridge.validation import InvalidRequest, Problem, parse_ask_request, warnings_for
 
 log = structlog.get_logger("askbridge.api")
 
@@ -226,9 +226,14 @@ def build_routes(broker: Broker, auth: Auth) -> Routes:
     async def create(request: Request, session: str) -> JSONResponse:
         agent = auth.agent(request)
         check_session(session)
-        record = await broker.ask(agent.name, session, await read_ask(request), waiting=False)
-        return JSONResponse({"id": record.id, "status": record.status,
-                             "expiresAt": iso(record.expires_at)}, status_code=202)
+        raw = await read_json(request)
+        asked = parse_ask_request(raw)
+        record = await broker.ask(agent.name, session, asked, waiting=False)
+        body: dict[str, Any] = {"id": record.id, "status": record.status,
+                                "expiresAt": iso(record.expires_at)}
+        if warnings := warnings_for(raw, asked):
+            body["warnings"] = [w.model_dump() for w in warnings]
+        return JSONResponse(body, status_code=202)
 
     @routes.add("GET", "/questions/{question_id}", operation_id="get_question",
                 summary="The whole question record",

@@ -21,6 +21,7 @@ from bridge.composition import Bridge
 from bridge.errors import BridgeError
 from bridge.http.api import Auth, Routes, build_routes
 from bridge.http.limits import BodyLimit
+from bridge.http.listing import add_listing
 from bridge.http.openapi import TITLE, document
 from bridge.http.responses import error_response, refusal
 from bridge.mcp.lazy import LazyMcp
@@ -101,7 +102,9 @@ def create_app(bridge: Bridge, extra_lifespans: list[Lifespan] | None = None) ->
         finally:
             await bridge.stop()
 
-    api = build_routes(bridge.broker, Auth(bridge.broker, agent_tokens(bridge)))
+    auth = Auth(bridge.broker, agent_tokens(bridge))
+    api = build_routes(bridge.broker, auth)
+    add_listing(api, bridge.broker, auth)
     ops = _ops(bridge, api)
     routes: list[BaseRoute] = [*ops.served, *api.served]
     for adapter in bridge.adapters.values():
