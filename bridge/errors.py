@@ -18,6 +18,11 @@ def error_body(code: str, details: Iterable[Mapping[str, Any]]) -> dict[str, Any
                                        for d in details]}
 
 
+NOT_AUTHORIZED = ("The agent token is missing or not known: send the agent's token as "
+                  "`Authorization: Bearer <token>`.")
+"""The one wording of a 401, on /v1 and /mcp alike (`askbridge mcp` adds where its token is from)."""
+
+
 class BridgeError(Exception):
     """A refusal with its HTTP status; `loc` names what was wrong (`header`, `path`, `body`…)."""
 

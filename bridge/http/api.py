@@ -16,7 +16,7 @@ from starlette.routing import BaseRoute, Route
 from bridge.broker import Broker
 from bridge.config import AgentConfig
 from bridge.contract import AskRequest
-from bridge.errors import NotFound, Unauthorized, error_body
+from bridge.errors import NOT_AUTHORIZED, NotFound, Unauthorized, error_body
 from bridge.http.bodies import read_json
 from bridge.http.openapi import ERROR_TEXT, SESSION_PATTERN, responses
 from bridge.ids import AgentName, QuestionId, SessionKey
@@ -37,10 +37,7 @@ class Auth:
     def agent(self, request: Request) -> AgentConfig:
         name = match_token(bearer(request.headers.get("authorization")), self.tokens.items())
         if name is None:
-            raise Unauthorized(
-                "Send the agent's token as `Authorization: Bearer <token>`; this one is missing "
-                "or not known."
-            )
+            raise Unauthorized(NOT_AUTHORIZED)
         return self.broker.surfaces.agent(name)
 
 

@@ -14,6 +14,7 @@ from bridge.composition import Bridge
 from bridge.config import ConfigError
 from bridge.http.app import create_app
 from bridge.i18n import tr
+from bridge.store.lock import StoreLock
 
 GC_YOUNG = 10_000
 """Allocations between two collections of the youngest generation (Python's default: 700)."""
@@ -80,11 +81,17 @@ class BridgeServer(uvicorn.Server):
             return runner.run(self._run_bridge())
 
     async def _run_bridge(self) -> str | None:
+        lock = StoreLock.for_config(self.bridge.config)
         try:
+            if lock is not None:
+                lock.acquire()
             await self.bridge.start()  # the app's lifespan then finds it started
+            await self.serve()
         except ConfigError as exc:
             return str(exc)
-        await self.serve()
+        finally:
+            if lock is not None:
+                lock.release()
         return None
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:

@@ -23,9 +23,10 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from bridge.contract import AskResult
-from bridge.errors import BridgeError, Unauthorized
+from bridge.errors import NOT_AUTHORIZED, BridgeError, Forbidden, Unauthorized
 from bridge.http.bodies import reread
 from bridge.http.responses import refusal
+from bridge.mcp.origins import OriginGuard
 from bridge.mcp.tool import AskFailure, Progress, build_server, with_progress
 from bridge.security import bearer, match_token
 from bridge.validation import parse_ask_request
@@ -136,8 +137,16 @@ def mcp_mount(
     manager = StreamableHTTPSessionManager(build_server(asker_for), stateless=False,
                                            json_response=False)
 
+    guard = OriginGuard(bridge.config)
+
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         headers = {k.decode().lower(): v.decode() for k, v in scope.get("headers", [])}
+        foreign = guard.refusal(headers)
+        if foreign is not None:  # before the token: a foreign page learns nothing
+            log.warning("mcp_origin_refused", origin=headers.get("origin"),
+                        host=headers.get("host"))
+            await refusal(Forbidden(foreign, loc="header"))(scope, receive, send)
+            return
         agent = match_token(bearer(headers.get("authorization")), tokens.items())
         if agent is None:
             await _unauthorized(scope, receive, send)
@@ -166,8 +175,7 @@ def mcp_mount(
 
 
 async def _unauthorized(scope: Scope, receive: Receive, send: Send) -> None:
-    await refusal(Unauthorized("Send the agent token as Authorization: Bearer <token>."))(
-        scope, receive, send)
+    await refusal(Unauthorized(NOT_AUTHORIZED))(scope, receive, send)
 
 
 def _parse_error(msg: str) -> JSONResponse:

@@ -12,6 +12,7 @@ from mcp.server.lowlevel import Server
 
 from bridge.contract import AskResult, tool_input_schema
 from bridge.errors import error_body
+from bridge.http.openapi import RESPONSE_SCHEMAS
 from bridge.i18n import tr
 from bridge.validation import InvalidRequest, Problem
 from bridge.version import package_version
@@ -41,12 +42,19 @@ class Asker(Protocol):
     async def ask(self, arguments: dict[str, Any], progress: Progress) -> AskResult: ...
 
 
+def output_schema() -> dict[str, Any]:
+    """The `AskResult` the call's structured content holds: answered, or no_answer and why."""
+    return {"type": "object", "oneOf": [RESPONSE_SCHEMAS["Answered"],
+                                        RESPONSE_SCHEMAS["NoAnswer"]]}
+
+
 def tool() -> mt.Tool:
     return mt.Tool(
         name=TOOL_NAME,
         title="Ask the user",
         description=GUIDANCE,
         inputSchema=tool_input_schema(),
+        outputSchema=output_schema(),
     )
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.bridge.test_cli import ASKBRIDGE, run, serve
+from tests.bridge.shell import ASKBRIDGE, run, serve
 from tests.harness import clean_env, free_port, until
 
 

@@ -263,13 +263,16 @@ async def test_stdio_without_a_server_tells_the_model_what_to_do(tmp_path: Path)
 def test_a_client_closing_its_stream_is_one_line_not_a_traceback(
         caplog: pytest.LogCaptureFixture) -> None:
     import logging
+    from types import SimpleNamespace
 
     import anyio
     from structlog.testing import capture_logs
 
+    from bridge.config import embedded_defaults
     from bridge.mcp.http import mcp_mount
 
-    mcp_mount(None, {})  # type: ignore[arg-type]  # installs the filter, as serving /mcp does
+    bridge = SimpleNamespace(config=embedded_defaults())
+    mcp_mount(bridge, {})  # type: ignore[arg-type]  # installs the filter, as serving /mcp does
     sdk = logging.getLogger("mcp.server.streamable_http")
     with capture_logs() as said, caplog.at_level(logging.ERROR):
         try:
