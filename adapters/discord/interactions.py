@@ -54,7 +54,7 @@ async def answer_tap(interaction: discord.Interaction[Any], sink: InboundSink, q
         await tell(interaction, tr(reply.locale, "Reply to the prompt with your own answer."), late)
         return
     modal = (native.own_words_modal(event.question_id, prompt)
-             if prompt is not None and prompt.native is not None
+             if prompt is not None and prompt.layout.kind == "native"
              else render.other_modal(event.question_id, prompt, reply.locale))
     await interaction.response.send_modal(modal)
     modal.stop()  # the submit is handled by its custom id, even after a restart
@@ -121,7 +121,7 @@ async def answer_select(interaction: discord.Interaction[Any], sink: InboundSink
     if reply.text:
         await interaction.followup.send(reply.text, ephemeral=True)
     message = interaction.message  # also after a refusal: the menus go back to what is stored
-    if reply.prompt is not None and reply.prompt.native is not None and message is not None:
+    if reply.prompt is not None and reply.prompt.layout.kind == "native" and message is not None:
         await edit(message.channel.id, message.id, render.prompt(reply.prompt)[-1])
 
 
@@ -145,5 +145,5 @@ async def answer_own_words(interaction: discord.Interaction[Any], sink: InboundS
     reply, late = await in_time(interaction, decide())
     await tell(interaction, reply.text or fallback(reply), late)
     message = interaction.message
-    if reply.prompt is not None and reply.prompt.native is not None and message is not None:
+    if reply.prompt is not None and reply.prompt.layout.kind == "native" and message is not None:
         await edit(message.channel.id, message.id, render.prompt(reply.prompt)[-1])

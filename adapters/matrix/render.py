@@ -31,7 +31,7 @@ Step = tuple[str, Content, str]
 
 def wants_polls(prompt: Prompt, native: Literal["all", "single"]) -> bool:
     """Polls for every prompt (`all`), or only where the core offers buttons (`single`)."""
-    return native == "all" or prompt.buttons is not None
+    return native == "all" or prompt.layout.kind == "buttons"
 
 
 def _parts(prompt: Prompt) -> list[str]:

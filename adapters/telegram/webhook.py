@@ -11,7 +11,8 @@ from starlette.responses import JSONResponse
 from telegram import Update
 from telegram.ext import Application
 
-from bridge import BadJson, error_response, read_json
+from bridge import BadJson
+from bridge.http import error_response, read_json
 
 log = structlog.get_logger("askbridge.telegram")
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"

@@ -38,11 +38,11 @@ from bridge import (
     SurfaceId,
     backoff,
     client_tls,
-    error_response,
     parse_json,
     sign,
     verify_signature,
 )
+from bridge.http import error_response
 
 log = structlog.get_logger("askbridge.webhook")
 RETRY_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})

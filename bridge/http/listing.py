@@ -5,12 +5,12 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from bridge.broker import Broker
+from bridge.core.reads import Reads
 from bridge.http.api import Auth, Routes
 from bridge.http.openapi import responses
-from bridge.ids import AgentName
+from bridge.model.ids import AgentName
+from bridge.model.validation import InvalidRequest, Problem
 from bridge.store.records import QuestionRecord
-from bridge.validation import InvalidRequest, Problem
 
 PAGE_MAX = 1000
 
@@ -28,7 +28,7 @@ def _after(cursor: str) -> tuple[int, str]:
     return int(created), qid
 
 
-def add_listing(routes: Routes, broker: Broker, auth: Auth) -> None:
+def add_listing(routes: Routes, reads: Reads, auth: Auth) -> None:
     @routes.add("GET", "/questions", operation_id="list_questions",
                 summary="This agent's pending questions, newest first",
                 responses=responses({200: ("QuestionList", "Newest first, one page")},
@@ -40,7 +40,7 @@ def add_listing(routes: Routes, broker: Broker, auth: Auth) -> None:
             raise InvalidRequest([Problem(loc="query.status", msg=(
                 "Only status=pending is listed here; every question of a session, ended ones "
                 "too, is at GET /v1/sessions/{session}/timeline."))])
-        records = sorted(await broker.reads.pending_of(AgentName(agent.name)),
+        records = sorted(await reads.pending_of(AgentName(agent.name)),
                          key=lambda r: (r.created_at, r.id), reverse=True)
         if cursor:
             position = _after(cursor)
@@ -48,5 +48,5 @@ def add_listing(routes: Routes, broker: Broker, auth: Auth) -> None:
         size = max(1, min(limit, PAGE_MAX))
         page = records[:size]
         more = len(records) > size
-        return JSONResponse({"questions": await broker.reads.views(page),
+        return JSONResponse({"questions": await reads.views(page),
                              "nextCursor": _cursor(page[-1]) if more else None})

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from bridge.config import BridgeConfig
+from bridge.runtime.config import BridgeConfig
 
 LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
 

@@ -11,7 +11,7 @@ import fcntl
 import os
 from pathlib import Path
 
-from bridge.config import BridgeConfig, ConfigError
+from bridge.runtime.config import BridgeConfig, ConfigError
 
 
 class StoreLock:

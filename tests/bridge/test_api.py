@@ -260,8 +260,8 @@ def test_trimmed_text_patterns_match_what_the_contract_accepts() -> None:
     64 characters with spaces around passes, 65 does not, blank does not."""
     import re
 
-    from bridge.contract import LABEL_MAX
     from bridge.http.openapi import request_schemas
+    from bridge.model.contract import LABEL_MAX
 
     pattern = re.compile(request_schemas()["Option"]["properties"]["label"]["pattern"])
     assert pattern.search("  " + "a" * LABEL_MAX + "\n ")

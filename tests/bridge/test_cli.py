@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bridge.http.serve import GC_YOUNG, settle_gc
+from bridge.server.serve import GC_YOUNG, settle_gc
 from tests.bridge.shell import ASKBRIDGE, run, serve
 from tests.harness import clean_env, free_port, until
 
@@ -79,7 +79,7 @@ async def test_doctor_and_bad_config(tmp_path: Path) -> None:
 
 
 async def test_blocking_ask_rides_through_a_graceful_restart(tmp_path: Path) -> None:
-    from bridge.client import AskClient
+    from bridge.agent.client import AskClient
 
     port = free_port()
     url = f"http://127.0.0.1:{port}"
@@ -110,8 +110,8 @@ async def _listed(url: str, token: str) -> bool:
 
 
 def test_version_and_help_for_every_option() -> None:
-    from bridge.cli import parser
-    from bridge.version import package_version
+    from bridge.cli.command import parser
+    from bridge.runtime.version import package_version
 
     root = parser()
     subs = next(a for a in root._actions if isinstance(a, argparse._SubParsersAction))
@@ -171,8 +171,8 @@ async def test_serve_with_config_prints_a_banner(tmp_path: Path) -> None:
 
 
 def test_the_banner_shows_the_login_link_on_a_terminal(tmp_path: Path) -> None:
-    from bridge.cli import _banner
-    from bridge.config import parse_config
+    from bridge.cli.command import _banner
+    from bridge.runtime.config import parse_config
 
     config = parse_config({"agents": [{"name": "bot", "token_env": "B"}]})
     env = {"ASKBRIDGE_WEB_TOKEN": "webtok"}
@@ -181,7 +181,7 @@ def test_the_banner_shows_the_login_link_on_a_terminal(tmp_path: Path) -> None:
 
 
 async def test_status_and_cancel_by_id(tmp_path: Path) -> None:
-    from bridge.client import AskClient
+    from bridge.agent.client import AskClient
 
     port = free_port()
     url = f"http://127.0.0.1:{port}"
@@ -202,7 +202,7 @@ async def test_status_and_cancel_by_id(tmp_path: Path) -> None:
 
 
 async def test_ctrl_c_on_a_waiting_ask_cancels_its_question(tmp_path: Path) -> None:
-    from bridge.client import AskClient
+    from bridge.agent.client import AskClient
 
     port = free_port()
     url = f"http://127.0.0.1:{port}"

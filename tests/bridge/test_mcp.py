@@ -161,7 +161,7 @@ async def test_http_mcp_cancelled_request_cancels_the_question(tmp_path: Path) -
 
 
 async def test_server_info_names_askbridge_and_its_version(tmp_path: Path) -> None:
-    from bridge.version import package_version
+    from bridge.runtime.version import package_version
 
     async with running(make_config(tmp_path)) as r, http_client(r, AGENT_TOKEN) as client:
         async with streamable_http_client(f"{r.url}/mcp", http_client=client) as (read, write, _):
@@ -263,16 +263,16 @@ async def test_stdio_without_a_server_tells_the_model_what_to_do(tmp_path: Path)
 def test_a_client_closing_its_stream_is_one_line_not_a_traceback(
         caplog: pytest.LogCaptureFixture) -> None:
     import logging
-    from types import SimpleNamespace
 
     import anyio
     from structlog.testing import capture_logs
 
-    from bridge.config import embedded_defaults
     from bridge.mcp.http import mcp_mount
+    from bridge.mcp.origins import OriginGuard
+    from bridge.runtime.config import embedded_defaults
 
-    bridge = SimpleNamespace(config=embedded_defaults())
-    mcp_mount(bridge, {})  # type: ignore[arg-type]  # installs the filter, as serving /mcp does
+    guard = OriginGuard(embedded_defaults())
+    mcp_mount(None, {}, guard)  # type: ignore[arg-type]  # installs the filter, as serving /mcp does
     sdk = logging.getLogger("mcp.server.streamable_http")
     with capture_logs() as said, caplog.at_level(logging.ERROR):
         try:

@@ -11,7 +11,7 @@ import jsonschema  # type: ignore[import-untyped]  # no stubs; the checks below 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from bridge.errors import NOT_AUTHORIZED
+from bridge.model.errors import NOT_AUTHORIZED
 from tests.adapters.webhook.flows import DEPLOY
 from tests.harness import AGENT_TOKEN, Running, make_config, running
 
