@@ -1,6 +1,7 @@
 """askbridge's public face: the names adapters and agent-side code build on. It loads no web
 framework and no MCP SDK; the web helpers adapters need are in `bridge.http`."""
 
+from bridge.core.tally import count_rate_limited
 from bridge.model.adapter import (
     Adapter,
     AdapterConfig,
@@ -141,6 +142,7 @@ __all__ = [
     "caption",
     "client_tls",
     "config_problems",
+    "count_rate_limited",
     "env_secret",
     "hand_in",
     "negotiate",

@@ -17,10 +17,13 @@ from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncServerErrorRetryHandler,
 )
 from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryIntervalCalculator
+from slack_sdk.http_retry.request import HttpRequest
+from slack_sdk.http_retry.response import HttpResponse
+from slack_sdk.http_retry.state import RetryState
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.config import SlackConfig
-from bridge import ConfigError, DeliveryError
+from bridge import ConfigError, DeliveryError, count_rate_limited
 
 log = structlog.get_logger("askbridge.slack")
 _CLIENT_WINS = warning_client_prioritized_and_token_skipped()
@@ -29,10 +32,23 @@ NETWORK = (SlackClientError, aiohttp.ClientError, TimeoutError, OSError)
 """What a Web API call raises when Slack refused it or could not be reached."""
 
 
+class _CountedRateLimits(AsyncRateLimitErrorRetryHandler):
+    """slack_sdk's own 429 handling (it waits Retry-After), counting each 429 for /metrics."""
+
+    async def _can_retry_async(self, *, state: RetryState, request: HttpRequest,
+                               response: HttpResponse | None = None,
+                               error: Exception | None = None) -> bool:
+        limited = await super()._can_retry_async(state=state, request=request,
+                                                 response=response, error=error)
+        if limited:
+            count_rate_limited("slack")
+        return limited
+
+
 def retry_handlers(retries: int) -> list[AsyncRetryHandler]:
     backoff = BackoffRetryIntervalCalculator(backoff_factor=0.5)
     return [
-        AsyncRateLimitErrorRetryHandler(max_retry_count=retries),
+        _CountedRateLimits(max_retry_count=retries),
         AsyncServerErrorRetryHandler(max_retry_count=retries, interval_calculator=backoff),
         AsyncConnectionErrorRetryHandler(max_retry_count=retries, interval_calculator=backoff),
     ]

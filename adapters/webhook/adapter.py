@@ -38,6 +38,7 @@ from bridge import (
     SurfaceId,
     backoff,
     client_tls,
+    count_rate_limited,
     parse_json,
     sign,
     verify_signature,
@@ -143,6 +144,8 @@ class WebhookAdapter:
             return f"the gateway could not be reached ({type(exc).__name__})", True
         if response.status_code < 300:
             return None, False
+        if response.status_code == 429:
+            count_rate_limited("webhook")
         return (f"the gateway answered HTTP {response.status_code}",
                 response.status_code in RETRY_STATUSES)
 

@@ -16,6 +16,7 @@ from bridge.core.open_questions import OpenQuestions
 from bridge.core.outbound import Outbound
 from bridge.core.reach import Reach, plan
 from bridge.core.surfaces import Surfaces
+from bridge.core.tally import TALLY
 from bridge.core.tasks import Tasks
 from bridge.model.contract import AskRequest, AskResult
 from bridge.model.errors import Conflict, Forbidden, NotFound
@@ -186,6 +187,7 @@ class Broker:
             self.reach.scheduler.add(timers)
         log.info("question_created", question_id=record.id, agent=agent.name, session=session,
                  surfaces=len(surfaces))
+        TALLY.asked += 1
         self.emit("created", record.id)
         self.outbound.deliver_all(record, surfaces)
         return record
@@ -253,6 +255,8 @@ class Broker:
         """What follows an end, in a task of its own so the resolving caller does not wait
         for it: observers and hooks hear of it, then every delivered prompt is edited."""
         self.emit("resolved", final.id)
+        TALLY.question_resolved(final.status, final.reason,
+                                ((final.resolved_at or now_ms()) - final.created_at) / 1000)
         log.info("question_resolved", question_id=final.id, status=final.status,
                  reason=final.reason, surface=final.answered_by.surface if final.answered_by else None)
         await self.outbound.finalize_all(final.id, final)

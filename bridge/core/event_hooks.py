@@ -14,6 +14,7 @@ import httpx
 import structlog
 
 from bridge.core.reads import question_view
+from bridge.core.tally import TALLY
 from bridge.model.ids import QuestionId
 from bridge.runtime.backoff import backoff_delay
 from bridge.runtime.config import EventHookConfig
@@ -142,6 +143,7 @@ class EventHooks:
             delay = backoff_delay(event.attempts, hook.config.retry_start_seconds, RETRY_CAP)
             next_at = now_ms() + round(delay * 1000)
         await self.store.event_tried(event, done=False, next_at=next_at, error=error)
+        TALLY.hook_retries += next_at is not None
         log.warning("event_failed", event_id=event.id, type=event.type, tries=tries, error=error,
                     gave_up=next_at is None)
         self._wake.set()

@@ -17,6 +17,7 @@ from bridge.core.emitter import Emit
 from bridge.core.onway import Once, on_its_way
 from bridge.core.open_questions import OpenQuestions
 from bridge.core.surfaces import Surfaces
+from bridge.core.tally import TALLY
 from bridge.core.tasks import Spawn
 from bridge.model.adapter import Adapter, DeliveryError
 from bridge.model.ids import MessageRef, QuestionId, SurfaceId, surface_platform
@@ -168,6 +169,7 @@ class Outbound:
         await self.store.set_delivery(record.id, surface, "delivered", ref)
         self.emit("delivery", record.id)
         log.info("question_delivered", question_id=record.id, surface=surface, resend=resend)
+        TALLY.delivered(surface_platform(surface), ok=True)
         if await self._ended(record.id):  # ended while this prompt was on its way: edit it too
             await self.finalize_one(DeliveryRecord(record.id, surface, "delivered", ref))
         return True
@@ -199,6 +201,7 @@ class Outbound:
     async def _failed(self, record: QuestionRecord, surface: SurfaceId, why: str) -> None:
         await self.store.set_delivery(record.id, surface, "failed", None, why)
         log.warning("delivery_failed", question_id=record.id, surface=surface, error=why)
+        TALLY.delivered(surface_platform(surface), ok=False)
 
     async def sweep(self) -> None:
         """Replicas: edits whose claimer died are made once its lease lapsed."""

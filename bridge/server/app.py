@@ -28,6 +28,7 @@ from bridge.model.adapter import Routed
 from bridge.model.errors import BridgeError
 from bridge.model.validation import InvalidRequest
 from bridge.server.composition import Bridge
+from bridge.server.operations import add_operations
 
 Lifespan = Callable[[Starlette], AbstractAsyncContextManager[None]]
 
@@ -74,6 +75,8 @@ def _ops(bridge: Bridge, api: Routes) -> Routes:
     @ops.add("GET", "/healthz", response_model=dict[str, Any])
     async def healthz(_: Request) -> JSONResponse:
         return JSONResponse({"ok": bridge.started, "adapters": sorted(bridge.adapters)})
+
+    add_operations(ops, bridge)
 
     @ops.add("GET", "/openapi.json", include_in_schema=False)
     async def openapi(_: Request) -> JSONResponse:

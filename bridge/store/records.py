@@ -215,6 +215,8 @@ class Store(Protocol):
 
     async def sessions(self, agent: AgentName) -> list[SessionInfo]: ...
 
+    async def migrations_missing(self) -> list[int]: ...
+
     async def try_lead(self) -> bool:
         """Hold (or take) the lead for long connections; True while this process holds it.
 
