@@ -17,21 +17,22 @@ BANNER = "askbridge is running"
 
 @dataclass(frozen=True)
 class Start:
-    """How one start went: the exit code (None while it serves) and everything it printed."""
+    """How one start went: the exit code (None while it serves), everything it printed, and
+    its log lines (stderr) alone."""
 
     returncode: int | None
     output: str
+    logs: str
 
 
 async def start(tmp: Path, config: dict[str, Any], env: dict[str, str]) -> Start:
     """Start `serve` and wait until it either exits or answers /healthz; stop it after."""
     server = Server(tmp, config, env)
-    out = tmp / "serve.log"
-    with out.open("wb") as sink:
+    out, err = tmp / "serve.out", tmp / "serve.err"
+    with out.open("wb") as sink, err.open("wb") as logs:
         proc = await asyncio.create_subprocess_exec(
             *ASKBRIDGE, "serve", "--port", str(server.port), "--config",
-            str(server.config_file), cwd=tmp, env=server.env, stdout=sink,
-            stderr=asyncio.subprocess.STDOUT)
+            str(server.config_file), cwd=tmp, env=server.env, stdout=sink, stderr=logs)
 
     async def settled() -> bool:
         if proc.returncode is not None:
@@ -59,7 +60,8 @@ async def start(tmp: Path, config: dict[str, Any], env: dict[str, str]) -> Start
         if proc.returncode is None:
             proc.terminate()
             await asyncio.wait_for(proc.wait(), 30)
-    return Start(code, out.read_text(errors="replace"))
+    logged = err.read_text(errors="replace")
+    return Start(code, out.read_text(errors="replace") + logged, logged)
 
 
 def unused_url(port: int, path: str = "") -> str:

@@ -134,3 +134,21 @@ async def test_every_command_explains_itself(tmp_path: Path) -> None:
         rest = out.partition("\n\n")[2]
         description = rest.split("\n\n")[0]
         assert code == 0 and not description.startswith(("positional", "options")), command
+
+
+async def test_the_console_prompt_links_to_the_question_in_the_web_ui(tmp_path: Path) -> None:
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    async with serve(tmp_path, port) as server:
+        assert server.stdout is not None
+        asking, _ = await started_ask(tmp_path, "Go?", "-o", "A", "-o", "B", "--session",
+                                      "release", ASKBRIDGE_URL=url)
+
+        async def link() -> str | None:
+            line = (await asyncio.wait_for(server.stdout.readline(), 30)).decode()  # type: ignore[union-attr]
+            return line.strip() if line.startswith("Open in the web UI") else None
+
+        shown = await until(link, timeout=30, interval=0)
+        asking.send_signal(signal.SIGINT)
+        await asyncio.wait_for(asking.communicate(), 20)
+    assert shown == f"Open in the web UI: {url}/#main/release"

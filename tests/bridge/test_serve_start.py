@@ -4,6 +4,7 @@ while everything else serves, and the banner comes only once the port listens.""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -23,12 +24,23 @@ def refused(outcome: Start, variable: str) -> None:
     assert f"${variable}" in outcome.output, outcome.output
     assert "Traceback" not in outcome.output, outcome.output
     assert BANNER not in outcome.output, outcome.output
+    said = [line for line in outcome.logs.splitlines() if line.startswith("askbridge: ")]
+    assert len(said) == 1 and said[0].count(". ") <= 1, outcome.logs  # one sentence at the end
+    one_format("\n".join(line for line in outcome.logs.splitlines() if line not in said))
 
 
 def served(outcome: Start, retry_event: str) -> None:
     assert outcome.returncode is None, outcome.output
     assert retry_event in outcome.output, outcome.output
     assert "Traceback" not in outcome.output, outcome.output
+    one_format(outcome.logs)
+
+
+def one_format(logs: str) -> None:
+    """Every line the process logs is structlog's JSON (the libraries' too), noise left out."""
+    for line in logs.splitlines():
+        assert isinstance(json.loads(line), dict), line
+    assert "PyNaCl" not in logs
 
 
 def telegram(base_url: str) -> dict[str, Any]:
