@@ -1,7 +1,6 @@
 """askbridge's public face: the names adapters and agent-side code build on. It loads no web
 framework and no MCP SDK; the web helpers adapters need are in `bridge.http`."""
 
-from bridge.core.tally import count_rate_limited
 from bridge.model.adapter import (
     Adapter,
     AdapterConfig,
@@ -61,6 +60,7 @@ from bridge.runtime.backoff import backoff, backoff_delay
 from bridge.runtime.config import BridgeConfig, ConfigError, adapter_section, env_secret
 from bridge.runtime.config_problems import config_problems
 from bridge.runtime.security import SIGNATURE_HEADER, sign, verify_signature
+from bridge.runtime.tally import count_rate_limited
 from bridge.runtime.tls import client_tls
 from bridge.text.i18n import (
     DEFAULT_LOCALE,

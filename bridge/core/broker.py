@@ -16,11 +16,11 @@ from bridge.core.open_questions import OpenQuestions
 from bridge.core.outbound import Outbound
 from bridge.core.reach import Reach, plan
 from bridge.core.surfaces import Surfaces
-from bridge.core.tally import TALLY
 from bridge.core.tasks import Tasks
 from bridge.model.contract import AskRequest, AskResult
 from bridge.model.errors import Conflict, Forbidden, NotFound
 from bridge.model.ids import AgentName, QuestionId, SessionKey, SurfaceId
+from bridge.runtime.tally import TALLY
 from bridge.store.records import (
     AnsweredBy,
     PendingConflict,

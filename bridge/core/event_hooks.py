@@ -14,11 +14,11 @@ import httpx
 import structlog
 
 from bridge.core.reads import question_view
-from bridge.core.tally import TALLY
 from bridge.model.ids import QuestionId
 from bridge.runtime.backoff import backoff_delay
 from bridge.runtime.config import EventHookConfig
 from bridge.runtime.security import SIGNATURE_HEADER, sign
+from bridge.runtime.tally import TALLY
 from bridge.runtime.tls import client_tls
 from bridge.store.records import OutboxEvent, Store, iso, now_ms
 

@@ -17,11 +17,11 @@ from bridge.core.emitter import Emit
 from bridge.core.onway import Once, on_its_way
 from bridge.core.open_questions import OpenQuestions
 from bridge.core.surfaces import Surfaces
-from bridge.core.tally import TALLY
 from bridge.core.tasks import Spawn
 from bridge.model.adapter import Adapter, DeliveryError
 from bridge.model.ids import MessageRef, QuestionId, SurfaceId, surface_platform
 from bridge.model.prompt import Delivery, Finalization
+from bridge.runtime.tally import TALLY
 from bridge.store.records import DeliveryRecord, QuestionRecord, Store
 from bridge.text.rendering import final_kind, status_line
 

@@ -18,8 +18,8 @@ from prometheus_client.core import (
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
-from bridge.core.tally import ANSWER_BUCKETS, TALLY, Tally
 from bridge.http.api import Routes
+from bridge.runtime.tally import ANSWER_BUCKETS, TALLY, Tally
 from bridge.server.composition import Bridge
 
 log = structlog.get_logger("askbridge.operations")

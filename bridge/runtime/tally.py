@@ -2,8 +2,9 @@
 
 Asks, outcomes by reason, time to answer, deliveries and failures per platform, 429s received
 and event-hook retries. Counts are this process's own (its asks, the resolutions it won, its
-sends), as Prometheus expects of each replica it scrapes; nothing below the server imports a
-metrics library, so the core and the adapters only add to these."""
+sends), as Prometheus expects of each replica it scrapes. Nothing below the server imports a
+metrics library: the core and the adapters only add to these (here, below the core, so that
+`import bridge` gives adapters `count_rate_limited` without loading the core)."""
 
 from __future__ import annotations
 
