@@ -19,7 +19,7 @@ EXPORTED = {
     "LongConnection", "MessageRef", "NativeControls", "NativePrompt", "NativeQuestion",
     "OTHER_BUTTON", "Observer", "Parsed", "Picked", "Problem", "Prompt", "PromptQuestion",
     "Queries", "QuestionId", "Refused", "Reminder", "Reminding", "Routed", "SIGNATURE_HEADER",
-    "SKIP_BUTTON", "SelectionChanged", "SessionKey", "Skip", "SubmitPressed", "SurfaceId",
+    "SKIP_BUTTON", "SelectionChanged", "SessionKey", "StepChanged", "Skip", "SubmitPressed", "SurfaceId",
     "TextLayout", "TextReceived", "UserRef", "adapter_section", "backoff", "backoff_delay",
     "caption", "client_tls", "config_problems", "count_rate_limited", "env_secret", "hand_in", "negotiate",
     "parse_answer", "parse_ask_request", "parse_json", "parse_reply", "prompt_text", "sign",

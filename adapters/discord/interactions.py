@@ -77,9 +77,11 @@ async def tell(interaction: discord.Interaction[Any], text: str, deferred: bool)
 
 
 def fallback(reply: InboundReply) -> str:
+    """What to say when the core said nothing: every refusal of a question comes with its own
+    words, so this is a kept answer, or a press on something that is not a question's."""
     if reply.accepted:
         return tr(reply.locale, "Thanks, your answer was recorded.")
-    return tr(reply.locale, "This question has already ended.")
+    return tr(reply.locale, "This button is no longer valid.")
 
 
 _KINDS: dict[discord.InteractionType, Literal["component", "modal"]] = {

@@ -119,10 +119,6 @@ def sealed(locale: str) -> str:
                       "Please answer in a room without end-to-end encryption.")
 
 
-def ended(locale: str) -> str:
-    return tr(locale, "This question has already ended.")
-
-
 def reminder_content(reminder: Reminder, prompt_text_id: str | None) -> Content:
     """A reminder is a new message (it should notify), replying to the prompt text."""
     return {"msgtype": "m.text", "body": reminder.text, MARK: reminder.prompt.question_id,

@@ -103,12 +103,9 @@ class Taps:
         question_id, surface, ts, user, texts = parsed
         prompt = await queries.prompt_for(question_id)
         channel, thread = target_of(surface)
-        if prompt is None:
-            ended = tr("en", "This question has already ended.")
-            await self.adapter.tell(channel, user, ended, thread)
-            return
+        # ended meanwhile: no answers, and the core says so in the prompt's language
         answers = {prompt.questions[n].id: [t] for n, t in texts.items()
-                   if n < len(prompt.questions)}
+                   if n < len(prompt.questions)} if prompt is not None else {}
         reply = await sink.answers_submitted(AnswerSubmitted(
             surface, UserRef(user), question_id, answers,
             authorized=may_answer(user, channel, self.adapter.config.answerers), partial=True))

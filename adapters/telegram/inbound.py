@@ -13,6 +13,7 @@ from bridge import (
     ButtonPressed,
     InboundEvent,
     SelectionChanged,
+    StepChanged,
     SubmitPressed,
     SurfaceId,
     TextReceived,
@@ -103,8 +104,8 @@ def may_answer(where: Where | None, user_id: int, answerers: list[int]) -> bool:
 
 
 def tap_event(tap: Tap, callback: Callback, answerers: list[int]) -> InboundEvent | None:
-    """A press on one of our buttons as the core event it is; None for a Back/Next step (it only
-    moves the keyboard) or a press from where no answer can come (an inaccessible message)."""
+    """A press on one of our buttons as the core event it is; None for a press from where no
+    answer can come (an inaccessible message)."""
     if tap.where is None:
         return None
     who = (tap.where.surface, UserRef(str(tap.user_id)))
@@ -126,8 +127,8 @@ def text_event(said: Said, answerers: list[int], reply_to: str | None) -> TextRe
 
 
 def event_from(update: Update, answerers: list[int], reply_to: str | None = None) -> InboundEvent | None:
-    """A tap or a text as the core event it is; None for anything else (and a Back/Next step,
-    which only moves the keyboard). `reply_to` is what a replied-to message is bound to."""
+    """A tap or a text as the core event it is; None for anything else. `reply_to` is what a
+    replied-to message is bound to."""
     kind = next((k for k in _FROM if getattr(update, k) is not None), None)
     return _FROM[kind](update, answerers, reply_to) if kind else None
 
@@ -153,7 +154,7 @@ _TAPS: dict[CallbackKind, Callable[[Who, Callback, bool], InboundEvent | None]] 
     "toggle": lambda who, c, ok: SelectionChanged(*who, c.question_id, c.step, (c.option,), ok,
                                                   toggle=True),
     "done": lambda who, c, ok: SubmitPressed(*who, c.question_id, ok),
-    "go": lambda who, c, ok: None,
+    "go": lambda who, c, ok: StepChanged(*who, c.question_id, c.step, ok),
 }
 _FROM: dict[str, Callable[[Update, list[int], str | None], InboundEvent | None]] = {
     "callback_query": _tap_event, "message": _text_event}

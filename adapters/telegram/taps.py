@@ -84,14 +84,10 @@ class Taps:
             return
         where, pressed = tap.where, tap.callback
         event = inbound.tap_event(tap, pressed, self.adapter.config.answerers)
-        if where is not None and pressed.kind == "go":
-            authorized = inbound.may_answer(where, tap.user_id, self.adapter.config.answerers)
-            reply = await self._go(sink, authorized, pressed.question_id, where.surface)
-        elif where is None or event is None:
+        if where is None or event is None:
             await self.on_stale(update, context)
             return
-        else:
-            reply = await hand_in(sink, event)
+        reply = await hand_in(sink, event)
         log.info("telegram_tap", question_id=reply.question_id, surface=where.surface,
                  kind=pressed.kind, accepted=reply.accepted)
         await _answer(query, reply)
@@ -108,19 +104,6 @@ class Taps:
         if update.callback_query is not None:
             await update.callback_query.answer(
                 tr(self.adapter.locale, "This button is no longer valid."), show_alert=True)
-
-    async def _go(self, sink: InboundSink, authorized: bool, qid: QuestionId,
-                  surface: Any) -> InboundReply:
-        """Back/Next: only answerers move the shared view; nothing is stored."""
-        assert self.adapter.queries is not None  # start() ran, as for the sink
-        prompt = await self.adapter.queries.prompt_for(qid, surface)
-        if prompt is None:
-            return InboundReply(handled=True, text=tr(self.adapter.locale,
-                                                      "This question has already ended."))
-        if not authorized:
-            return InboundReply(handled=True, text=tr(
-                prompt.locale, "Sorry, only the person this question is for can answer it."))
-        return InboundReply(handled=True, accepted=True, prompt=prompt)
 
     async def show(self, prompt: Prompt, tap: inbound.Tap, step: int) -> None:
         if tap.where is not None and tap.message_id is not None:

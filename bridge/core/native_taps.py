@@ -10,7 +10,13 @@ from bridge.core.answering import Answering
 from bridge.core.reads import Reads, kept
 from bridge.model.contract import Question
 from bridge.model.ids import SurfaceId
-from bridge.model.inbound import AnswerSubmitted, InboundReply, SelectionChanged, SubmitPressed
+from bridge.model.inbound import (
+    AnswerSubmitted,
+    InboundReply,
+    SelectionChanged,
+    StepChanged,
+    SubmitPressed,
+)
 from bridge.store.records import QuestionRecord
 from bridge.text.i18n import tr
 
@@ -78,6 +84,18 @@ class NativeTaps:
                      chosen=len(after))
             return InboundReply(handled=True, accepted=True, question_id=record.id,
                                 prompt=await self.reads.current_prompt(record, event.surface))
+
+    async def step_changed(self, event: StepChanged) -> InboundReply:
+        """Back/Next: the prompt as it stands, to show at the step asked for; an ended question
+        or a person who may not answer is told so, in the prompt's language."""
+        record = await self.answering.open_for(event.question_id, event.surface)
+        if isinstance(record, InboundReply):
+            return record
+        if not event.authorized:
+            return InboundReply(handled=True, question_id=record.id,
+                                text=self.answering.not_yours(self._locale(record, event.surface)))
+        return InboundReply(handled=True, accepted=True, question_id=record.id,
+                            prompt=await self.reads.current_prompt(record, event.surface))
 
     async def submit_pressed(self, event: SubmitPressed) -> InboundReply:
         async with self.answering.lock(event.question_id):

@@ -17,6 +17,7 @@ from bridge.model.inbound import (
     ButtonPressed,
     InboundReply,
     SelectionChanged,
+    StepChanged,
     SubmitPressed,
     TextReceived,
 )
@@ -71,6 +72,9 @@ class Receiver:
 
     async def submit_pressed(self, event: SubmitPressed) -> InboundReply:
         return await self.native.submit_pressed(event)
+
+    async def step_changed(self, event: StepChanged) -> InboundReply:
+        return await self.native.step_changed(event)
 
     async def button_pressed(self, event: ButtonPressed) -> InboundReply:
         record = await self.answering.open_for(event.question_id, event.surface)

@@ -45,7 +45,7 @@ class Auth:
         name = match_token(bearer(request.headers.get("authorization")), self.tokens.items())
         if name is None:
             raise Unauthorized(NOT_AUTHORIZED)
-        return self.broker.surfaces.agent(name)
+        return self.broker.agent(name)
 
 
 async def read_ask(request: Request) -> AskRequest:

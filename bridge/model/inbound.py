@@ -78,6 +78,19 @@ class SubmitPressed:
 
 
 @dataclass(frozen=True, slots=True)
+class StepChanged:
+    """Back/Next on a native prompt walked question by question (Telegram): nothing is stored,
+    but only an answerer moves the view everyone sees, and only while the question is open."""
+
+    surface: SurfaceId
+    user: UserRef
+    question_id: QuestionId
+    step: int
+    """The question's 0-based position to show."""
+    authorized: bool
+
+
+@dataclass(frozen=True, slots=True)
 class InboundReply:
     """What the broker tells the adapter to show the person (alert, ephemeral, reply text).
 
@@ -112,8 +125,13 @@ class InboundSink(Protocol):
 
     async def submit_pressed(self, event: SubmitPressed) -> InboundReply: ...
 
+    async def step_changed(self, event: StepChanged) -> InboundReply:
+        """Accepted with the prompt as it stands, or the reply saying why the view stays."""
+        ...
 
-InboundEvent = ButtonPressed | TextReceived | AnswerSubmitted | SelectionChanged | SubmitPressed
+
+InboundEvent = (ButtonPressed | TextReceived | AnswerSubmitted | SelectionChanged | SubmitPressed
+                | StepChanged)
 """What an adapter's `inbound.event_from(raw)` makes of a platform event."""
 
 _METHODS: dict[type, Callable[[InboundSink, Any], Awaitable[InboundReply]]] = {
@@ -122,6 +140,7 @@ _METHODS: dict[type, Callable[[InboundSink, Any], Awaitable[InboundReply]]] = {
     AnswerSubmitted: lambda sink, event: sink.answers_submitted(event),
     SelectionChanged: lambda sink, event: sink.selection_changed(event),
     SubmitPressed: lambda sink, event: sink.submit_pressed(event),
+    StepChanged: lambda sink, event: sink.step_changed(event),
 }
 
 
