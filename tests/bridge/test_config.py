@@ -13,16 +13,17 @@ from tests.example import EXAMPLE, uncommented
 
 def test_the_example_parses_and_builds_every_adapter() -> None:
     raw = tomllib.loads(uncommented())
-    assert {"telegram", "discord", "slack", "webhooks"} <= raw.keys()
+    assert {"telegram", "discord", "slack", "email", "webhooks"} <= raw.keys()
     raw.pop("store")
     config = parse_config(raw)
     env = {name: "x" * 24 for name in (
         "ASKBRIDGE_TOKEN", "ASKBRIDGE_WEB_TOKEN", "SMS_WEBHOOK_SECRET", "TELEGRAM_BOT_TOKEN",
         "TELEGRAM_WEBHOOK_SECRET", "DISCORD_BOT_TOKEN", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN",
-        "SLACK_SIGNING_SECRET", "RESEARCHER_TOKEN")}
+        "SLACK_SIGNING_SECRET", "RESEARCHER_TOKEN", "SMTP_USER", "SMTP_PASSWORD", "IMAP_USER",
+        "IMAP_PASSWORD", "EMAIL_INBOUND_SECRET")}
     env["TELEGRAM_BOT_TOKEN"] = "123456:" + "A" * 35
     adapters = make_adapters(config, env, _plugins())
-    assert sorted(adapters) == ["discord", "slack", "telegram", "web", "webhook"]
+    assert sorted(adapters) == ["discord", "email", "slack", "telegram", "web", "webhook"]
 
 
 def _plugins() -> list[AdapterPlugin]:
