@@ -102,6 +102,13 @@ class Reads:
                             limit: int = 100) -> list[dict[str, Any]]:
         return await self._views(await self.store.timeline(agent, session, limit))
 
+    async def pending_of(self, agent: AgentName) -> list[QuestionRecord]:
+        """One agent's pending questions (at most one per session, so never many)."""
+        return [r for r in await self.store.pending_questions() if r.agent == agent]
+
+    async def views(self, records: list[QuestionRecord]) -> list[dict[str, Any]]:
+        return await self._views(records)
+
     async def _views(self, records: list[QuestionRecord]) -> list[dict[str, Any]]:
         return question_views(records, await self.store.deliveries_for([r.id for r in records]))
 

@@ -55,6 +55,11 @@ class StoreConfig(_Section):
         return self
 
 
+class McpConfig(_Section):
+    allowed_origins: list[str] = Field(default_factory=list)
+    """Browser origins (scheme://host[:port]) besides the server's own that may call /mcp."""
+
+
 def _ascending(values: list[float], key: str) -> None:
     if any(b <= a for a, b in itertools.pairwise(values)):
         raise ValueError(f"{key} must be in ascending order, each later than the one before "
@@ -110,6 +115,7 @@ class BridgeConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="allow")
     server: ServerConfig = ServerConfig()
     store: StoreConfig = StoreConfig()
+    mcp: McpConfig = McpConfig()
     agents: list[AgentConfig] = Field(default_factory=list)
     events: list[EventHookConfig] = Field(default_factory=list)
     data_dir: str = ".askbridge"

@@ -185,7 +185,21 @@ class Bridge:
                    adapters, hooks=hooks)
 
     async def start(self) -> None:
+        """Start everything once (a second call, as the app's lifespan makes, does nothing).
+
+        A `ConfigError` (a platform refused its credential) stops whatever had started and
+        leaves the store closed, so the process can exit with that one sentence."""
+        if self.started:
+            return
         await self.store.open()
+        try:
+            await self._start_parts()
+        except BaseException:
+            self.started = True
+            await self.stop()
+            raise
+
+    async def _start_parts(self) -> None:
         # Adapters first: the broker's recovery re-sends and finalizes through them at once.
         for name, adapter in self.adapters.items():
             await adapter.start(self.receiver, self.reads)

@@ -115,6 +115,10 @@ class Store(Protocol):
 
     async def sessions(self, agent: AgentName) -> list[SessionInfo]: ...
 
+    async def migrations_missing(self) -> list[int]:
+        """Numbered migrations this code knows that the database has not run (readiness)."""
+        ...
+
     async def try_lead(self) -> bool:
         """Hold (or take) the lead for long connections; True while this process holds it.
 

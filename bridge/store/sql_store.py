@@ -145,6 +145,11 @@ class SqlStore(AdapterStateQueries, ReachQueries, OutboxQueries, RetentionQuerie
         async with self._read() as db:
             return await db.rows(sql, args)
 
+    async def migrations_missing(self) -> list[int]:
+        """Shipped migrations this database lacks (none when current); raises if unreachable."""
+        applied = {int(r[0]) for r in await self._rows("SELECT version FROM schema_version")}
+        return [version for version, _ in migrations(self.dialect) if version not in applied]
+
     async def migrate(self) -> None:
         async with self._tx() as db:
             await self._lock_migrations(db)
