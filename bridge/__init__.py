@@ -62,6 +62,7 @@ from bridge.runtime.config import BridgeConfig, ConfigError, adapter_section, en
 from bridge.runtime.config_problems import config_problems
 from bridge.runtime.pace import Pace, Paced, Priority, Window
 from bridge.runtime.security import SIGNATURE_HEADER, sign, verify_signature
+from bridge.runtime.tally import count_rate_limited
 from bridge.runtime.tls import client_tls
 from bridge.text.i18n import (
     DEFAULT_LOCALE,
@@ -148,6 +149,7 @@ __all__ = [
     "caption",
     "client_tls",
     "config_problems",
+    "count_rate_limited",
     "env_secret",
     "hand_in",
     "negotiate",

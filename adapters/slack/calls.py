@@ -24,7 +24,7 @@ from slack_sdk.http_retry.state import RetryState
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.config import SlackConfig
-from bridge import DeliveryError
+from bridge import ConfigError, DeliveryError, count_rate_limited
 
 log = structlog.get_logger("askbridge.slack")
 _CLIENT_WINS = warning_client_prioritized_and_token_skipped()
@@ -33,8 +33,18 @@ NETWORK = (SlackClientError, aiohttp.ClientError, TimeoutError, OSError)
 """What a Web API call raises when Slack refused it or could not be reached."""
 
 
-class CountedRateLimitRetry(AsyncRateLimitErrorRetryHandler):
-    """slack_sdk's own 429 handling (it sleeps Retry-After and resends), each 429 logged."""
+class _CountedRateLimits(AsyncRateLimitErrorRetryHandler):
+    """slack_sdk's own 429 handling (it waits Retry-After and resends), counting each 429 for
+    /metrics and logging it as `rate_limited`."""
+
+    async def _can_retry_async(self, *, state: RetryState, request: HttpRequest,
+                               response: HttpResponse | None = None,
+                               error: Exception | None = None) -> bool:
+        limited = await super()._can_retry_async(state=state, request=request,
+                                                 response=response, error=error)
+        if limited:
+            count_rate_limited("slack")
+        return limited
 
     async def prepare_for_next_attempt_async(
         self, *, state: RetryState, request: HttpRequest, response: HttpResponse | None = None,
@@ -52,7 +62,7 @@ class CountedRateLimitRetry(AsyncRateLimitErrorRetryHandler):
 def retry_handlers(retries: int) -> list[AsyncRetryHandler]:
     backoff = BackoffRetryIntervalCalculator(backoff_factor=0.5)
     return [
-        CountedRateLimitRetry(max_retry_count=retries),
+        _CountedRateLimits(max_retry_count=retries),
         AsyncServerErrorRetryHandler(max_retry_count=retries, interval_calculator=backoff),
         AsyncConnectionErrorRetryHandler(max_retry_count=retries, interval_calculator=backoff),
     ]
@@ -90,6 +100,23 @@ async def _checked(call: Awaitable[T], base_url: str, refused: str) -> T:
         raise DeliveryError(refused.format(error=api_error(exc))) from exc
     except NETWORK as exc:
         raise DeliveryError(unreachable(base_url, exc)) from exc
+
+
+REFUSED_TOKEN = frozenset({"invalid_auth", "not_authed", "account_inactive", "token_revoked",
+                           "token_expired", "not_allowed_token_type"})
+"""Slack's errors for a credential it refuses: fatal at start, where retrying cannot help."""
+
+
+async def verify_tokens(client: AsyncWebClient, config: SlackConfig, app_token: str) -> None:
+    """At start: a token Slack refuses is a `ConfigError`; Slack unreachable (or any other
+    answer) is only logged, since sending retries each call and Socket Mode reconnects."""
+    try:
+        await whoami(client, config, app_token)
+    except DeliveryError as exc:
+        cause = exc.__cause__
+        if isinstance(cause, SlackApiError) and api_error(cause) in REFUSED_TOKEN:
+            raise ConfigError(str(exc)) from None
+        log.warning("slack_unreachable_at_start", error=str(exc))
 
 
 async def whoami(client: AsyncWebClient, config: SlackConfig, app_token: str) -> str:

@@ -29,7 +29,7 @@ from telegram.warnings import PTBDeprecationWarning, PTBUserWarning
 from adapters.telegram.config import TelegramConfig
 from adapters.telegram.ids import message_ref, surface_for
 from adapters.telegram.limits import TelegramLimits
-from bridge import DeliveryError, Pace, Priority, backoff_delay, client_tls
+from bridge import DeliveryError, Pace, Priority, backoff_delay, client_tls, count_rate_limited
 
 log = structlog.get_logger("askbridge.telegram")
 T = TypeVar("T")
@@ -143,6 +143,7 @@ class Caller:
             except BadRequest:
                 raise
             except RetryAfter as exc:
+                count_rate_limited("telegram")
                 last = exc
                 wait = retry_after_seconds(exc)
                 log.warning("rate_limited", platform="telegram", method=method, retry_after=wait)
