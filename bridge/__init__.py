@@ -4,7 +4,7 @@ from bridge.backoff import backoff, backoff_delay
 from bridge.config import BridgeConfig, ConfigError, adapter_section, env_secret
 from bridge.config_keys import config_problems
 from bridge.contract import AskRequest, AskResult
-from bridge.http.bodies import BadJson, parse_json, read_json
+from bridge.http.bodies import BadJson, BadText, parse_json, read_json
 from bridge.http.responses import error_response
 from bridge.i18n import (
     DEFAULT_LOCALE,
@@ -89,6 +89,7 @@ __all__ = [
     "AskRequest",
     "AskResult",
     "BadJson",
+    "BadText",
     "BridgeConfig",
     "Button",
     "ButtonAction",

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from bridge.contract import AskRequest, option_count_msg, question_count_msg
 from bridge.labels import is_recommended
+from bridge.text import escaped, text_faults
 
 
 class Problem(BaseModel):
@@ -122,7 +123,7 @@ def _option_problems(qi: int, options: Any) -> list[Problem]:
 
 def parse_ask_request(raw: Any) -> AskRequest:
     """Validate raw tool input; raise `InvalidRequest` listing every problem at once."""
-    problems: list[Problem] = []
+    problems = [Problem(loc=format_loc(loc), msg=msg) for loc, msg in text_faults(raw)]
     request: AskRequest | None = None
     try:
         request = AskRequest.model_validate(raw)
@@ -132,5 +133,7 @@ def parse_ask_request(raw: Any) -> AskRequest:
     known = {(p.loc, p.msg) for p in problems}
     problems.extend(p for p in cross if (p.loc, p.msg) not in known)
     if problems or request is None:
-        raise InvalidRequest(problems or [Problem(loc="body", msg="Give a JSON object.")])
+        # A message may quote the faulty text it is about (a repeated label): escape it.
+        raise InvalidRequest([Problem(loc=p.loc, msg=escaped(p.msg)) for p in problems]
+                             or [Problem(loc="body", msg="Give a JSON object.")])
     return request

@@ -46,7 +46,8 @@ def test_bridge_all_is_explicit_and_importable() -> None:
 
 
 GROUND = {"contract", "validation", "labels", "parsing", "rendering", "prompts", "ids", "inbound",
-          "types", "i18n", "backoff", "security", "errors", "splitting", "sections", "version"}
+          "types", "i18n", "backoff", "security", "errors", "splitting", "sections", "version",
+          "text"}
 """Words and shapes: the contract, the parser, the renderer, the adapter protocols."""
 CORE = {"broker", "inbox", "outbound", "onway", "reach", "selections", "queries", "surfaces",
         "pending", "deadlines", "events", "leader", "config", "config_keys", "plugins", "logs",

@@ -24,6 +24,7 @@ from bridge import (
     AgentName,
     AnswerSubmitted,
     BadJson,
+    BadText,
     InboundSink,
     Queries,
     QuestionId,
@@ -227,6 +228,9 @@ class WebRoutes:
         locale = self.locale_of(request)
         try:
             body = AnswerBody.model_validate(await read_json(request))
+        except BadText as exc:
+            return error_response(422, details=[p.model_dump() for p in exc.problems],
+                                  headers=SECURITY_HEADERS)
         except (BadJson, ValidationError):
             return _error(422, "invalid_request",
                           'Send {"answers": {"<question id>": ["<label or text>"]}} or '

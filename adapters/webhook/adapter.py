@@ -158,8 +158,8 @@ class WebhookAdapter:
             return _error(401, "stale_or_replayed", stale, "header")
         try:
             message = InboundText.model_validate(parse_json(body))
-        except BadJson as exc:
-            return _error(422, "invalid_request", exc.problems[0].msg)
+        except BadJson as exc:  # unreadable, or text with a NUL or a lone surrogate: by field
+            return error_response(422, details=[p.model_dump() for p in exc.problems])
         except ValidationError as exc:
             return error_response(422, details=[
                 {"loc": ".".join(str(p) for p in e["loc"]) or "body", "msg": e["msg"]}

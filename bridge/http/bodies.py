@@ -10,7 +10,8 @@ from typing import Any
 from starlette.requests import Request
 from starlette.types import Message, Receive
 
-from bridge.validation import InvalidRequest, Problem
+from bridge.text import may_hold_faults, text_faults
+from bridge.validation import InvalidRequest, Problem, format_loc
 
 MAX_DEPTH = 32
 """Far deeper than any askbridge or platform payload (an ask is 5 levels, a Slack view ~10);
@@ -27,8 +28,15 @@ _NOT_BRACKETS = bytes(set(range(256)) - set(b"[]{}"))
 class BadJson(InvalidRequest, ValueError):
     """A body that is not JSON askbridge reads; a ValueError too, for callers that catch those."""
 
-    def __init__(self, msg: str) -> None:
-        super().__init__([Problem(loc="body", msg=msg)])
+    def __init__(self, msg: str, problems: list[Problem] | None = None) -> None:
+        super().__init__(problems or [Problem(loc="body", msg=msg)])
+
+
+class BadText(BadJson):
+    """JSON whose strings hold a NUL or a lone surrogate: every such field, by name."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__(problems[0].msg, problems)
 
 
 def depth(raw: bytes) -> int:
@@ -49,15 +57,21 @@ def _int(digits: str) -> int:
     return -HUGE if digits.startswith("-") else HUGE
 
 
-def parse_json(raw: bytes | str) -> Any:
-    """Parse a client's JSON; raise `BadJson` (a 4xx, `loc` "body") for anything unreadable."""
+def parse_json(raw: bytes | str, *, text: bool = True) -> Any:
+    """Parse a client's JSON; raise `BadJson` (a 4xx, `loc` "body") for anything unreadable, and
+    `BadText` naming every string with a NUL or a lone surrogate (unless `text` is False)."""
     data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
     if depth(data) > MAX_DEPTH:
         raise BadJson(f"The JSON nests deeper than {MAX_DEPTH} levels; send a flatter body.")
     try:
-        return json.loads(data or b"null", parse_int=_int)
+        value = json.loads(data or b"null", parse_int=_int)
     except (ValueError, RecursionError):  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         raise BadJson("The body is not valid JSON; send a JSON object.") from None
+    if text and may_hold_faults(data):
+        faults = [Problem(loc=format_loc(loc), msg=msg) for loc, msg in text_faults(value)]
+        if faults:
+            raise BadText(faults)
+    return value
 
 
 async def read_json(request: Request) -> Any:
@@ -79,7 +93,8 @@ async def reread(receive: Receive) -> tuple[Receive, str | None]:
             break
     raw = b"".join(chunks)
     try:
-        body = json.dumps(parse_json(raw)).encode() if raw else raw
+        # Faulty text is left to the tool's own checks, which name the argument it is in.
+        body = json.dumps(parse_json(raw, text=False)).encode() if raw else raw
     except BadJson as exc:
         return receive, exc.problems[0].msg
     return _replay({"type": "http.request", "body": body, "more_body": False}, receive), None
