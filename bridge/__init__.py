@@ -54,7 +54,7 @@ from bridge.prompts import (
 )
 from bridge.rendering import OTHER_BUTTON, SKIP_BUTTON, prompt_text
 from bridge.sections import AdapterConfig
-from bridge.security import SIGNATURE_HEADER, sign, verify_signature
+from bridge.security import SIGNATURE_HEADER, same_secret, sign, verify_signature
 from bridge.splitting import caption, split_escaped, split_text, status_room
 from bridge.tls import client_tls
 from bridge.types import (
@@ -146,6 +146,7 @@ __all__ = [
     "parse_reply",
     "prompt_text",
     "read_json",
+    "same_secret",
     "sign",
     "split_escaped",
     "split_text",

@@ -137,7 +137,9 @@ def mcp_mount(
                                            json_response=False)
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
-        headers = {k.decode().lower(): v.decode() for k, v in scope.get("headers", [])}
+        # latin-1, as HTTP reads header bytes: a non-ASCII token is then simply a wrong one.
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1")
+                   for k, v in scope.get("headers", [])}
         agent = match_token(bearer(headers.get("authorization")), tokens.items())
         if agent is None:
             await _unauthorized(scope, receive, send)
