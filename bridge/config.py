@@ -36,6 +36,12 @@ class ServerConfig(_Section):
     max_body_bytes: int = Field(default=1024 * 1024, ge=1024)
 
 
+class McpConfig(_Section):
+    sessions_per_agent: int = Field(default=32, ge=1)
+    """Live MCP sessions (2025-11-25) one agent may hold; opening one more closes its oldest
+    idle one."""
+
+
 class StoreConfig(_Section):
     path: str | None = None
     url: str | None = None
@@ -102,6 +108,7 @@ class BridgeConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="allow")
     server: ServerConfig = ServerConfig()
     store: StoreConfig = StoreConfig()
+    mcp: McpConfig = McpConfig()
     agents: list[AgentConfig] = Field(default_factory=list)
     events: list[EventHookConfig] = Field(default_factory=list)
     data_dir: str = ".askbridge"

@@ -79,15 +79,16 @@ async def read_json(request: Request) -> Any:
     return parse_json(await request.body())
 
 
-async def reread(receive: Receive) -> tuple[Receive, str | None]:
+async def reread(receive: Receive) -> tuple[Receive | None, str | None]:
     """For ASGI apps that parse bodies themselves (the MCP SDK): read the whole body through
     `parse_json`; give back the problem, or a `receive` that hands on the body as askbridge read it
-    (re-encoded, so an over-long integer arrives clamped, never as a parse crash)."""
+    (re-encoded, so an over-long integer arrives clamped, never as a parse crash). No `receive`
+    when the whole body never came (the client left, or it went over the size limit)."""
     chunks: list[bytes] = []
     while True:
         message = await receive()
         if message["type"] != "http.request":
-            return _replay(message, receive), None  # the client left: pass that on
+            return None, None
         chunks.append(message.get("body", b""))
         if not message.get("more_body", False):
             break

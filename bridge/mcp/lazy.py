@@ -38,7 +38,9 @@ class LazyMcp:
     async def _run(self, ready: asyncio.Future[ASGIApp]) -> None:
         try:
             http = await asyncio.to_thread(importlib.import_module, "bridge.mcp.http")
-            app, lifespan = http.mcp_mount(self.bridge, self.tokens)
+            app, lifespan = http.mcp_mount(
+                self.bridge, self.tokens,
+                sessions_per_agent=self.bridge.config.mcp.sessions_per_agent)
             async with lifespan(None):
                 ready.set_result(app)
                 await self._stop.wait()
