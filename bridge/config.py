@@ -220,6 +220,9 @@ def ensure_credentials(data_dir: str | os.PathLike[str]) -> tuple[dict[str, str]
 
     Returns the credentials and whether they were just created.
     """
+    folder = Path(data_dir)
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    folder.chmod(0o700)  # askbridge's own folder: its secrets and database are for it alone
     existing = load_credentials(data_dir)
     if existing and {"agent_token", "web_token", "webhook_secret"} <= existing.keys():
         return existing, False
@@ -228,8 +231,6 @@ def ensure_credentials(data_dir: str | os.PathLike[str]) -> tuple[dict[str, str]
         "web_token": "abw_" + secrets.token_urlsafe(24),
         "webhook_secret": secrets.token_urlsafe(24),
     }
-    folder = Path(data_dir)
-    folder.mkdir(parents=True, exist_ok=True)
     file = folder / CREDENTIALS_FILE
     fd = os.open(file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
