@@ -34,6 +34,8 @@ class ServerConfig(_Section):
     public_url: str | None = None
     """How people reach this server (login links); defaults to http://host:port."""
     max_body_bytes: int = Field(default=1024 * 1024, ge=1024)
+    max_connections: int = Field(default=1000, ge=1)
+    """Open client connections at most (lowered to what the descriptor limit allows)."""
 
 
 class McpConfig(_Section):

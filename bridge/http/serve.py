@@ -1,7 +1,9 @@
-"""uvicorn, told to drain the broker first when it stops, so a graceful stop cancels nothing."""
+"""uvicorn, told to drain the broker first when it stops, so a graceful stop cancels nothing,
+and to guard its connections (bridge.http.connections)."""
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import gc
 import socket
@@ -10,6 +12,7 @@ import uvicorn
 
 from bridge.composition import Bridge
 from bridge.http.app import create_app
+from bridge.http.connections import HEADER_SECONDS, Guard, connection_cap, guarded_protocol
 from bridge.i18n import tr
 
 GC_YOUNG = 10_000
@@ -56,15 +59,21 @@ def port_problem(host: str, port: int) -> str | None:
 
 
 class BridgeServer(uvicorn.Server):
-    def __init__(self, bridge: Bridge, host: str, port: int) -> None:
+    def __init__(self, bridge: Bridge, host: str, port: int,
+                 header_seconds: float = HEADER_SECONDS) -> None:
+        self.guard = Guard(connection_cap(bridge.config.server.max_connections), header_seconds)
         super().__init__(uvicorn.Config(
             create_app(bridge), host=host, port=port, log_config=None, access_log=False,
-            lifespan="on", timeout_graceful_shutdown=5,
+            lifespan="on", timeout_graceful_shutdown=5, http=guarded_protocol(self.guard),
             # Longer than load balancers' and clients' idle pools (60 s is common), so the
             # server never closes a kept-alive connection just as a client reuses it.
             timeout_keep_alive=75,
         ))
         self.bridge = bridge
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        asyncio.get_running_loop().set_exception_handler(self.guard.handle_loop_error)
+        await super().startup(sockets)
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         self.bridge.broker.draining.set()
