@@ -105,7 +105,7 @@ def _option_problems(qi: int, options: Any) -> list[Problem]:
                 Problem(
                     loc=loc,
                     msg=f'"{label.strip()}" repeats options[{seen[key]}] (labels are compared '
-                    "without case); make every label distinct.",
+                    "trimmed and without case); make every label distinct.",
                 )
             )
         else:
