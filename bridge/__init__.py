@@ -4,7 +4,8 @@ from bridge.backoff import backoff, backoff_delay
 from bridge.config import BridgeConfig, ConfigError, adapter_section, env_secret
 from bridge.config_keys import config_problems
 from bridge.contract import AskRequest, AskResult
-from bridge.http.bodies import BadJson, BadText, parse_json, read_json
+from bridge.errors import UnsupportedMedia
+from bridge.http.bodies import BadJson, BadText, declared_json, parse_json, read_json
 from bridge.http.responses import error_response
 from bridge.i18n import (
     DEFAULT_LOCALE,
@@ -129,6 +130,7 @@ __all__ = [
     "SubmitPressed",
     "SurfaceId",
     "TextReceived",
+    "UnsupportedMedia",
     "UserRef",
     "adapter_section",
     "backoff",
@@ -136,6 +138,7 @@ __all__ = [
     "caption",
     "client_tls",
     "config_problems",
+    "declared_json",
     "env_secret",
     "error_response",
     "hand_in",

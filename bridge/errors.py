@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
          405: "method_not_allowed", 409: "conflict", 413: "payload_too_large",
-         422: "invalid_request", 503: "unavailable"}
+         415: "unsupported_media_type", 422: "invalid_request", 503: "unavailable"}
 
 
 def error_body(code: str, details: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
@@ -55,3 +55,11 @@ class Conflict(BridgeError):
     status = 409
     code = "conflict"
     loc = "session"
+
+
+class UnsupportedMedia(BridgeError):
+    """A body declared as something other than JSON (a form, plain text)."""
+
+    status = 415
+    code = "unsupported_media_type"
+    loc = "header"

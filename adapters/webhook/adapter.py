@@ -36,8 +36,10 @@ from bridge import (
     Queries,
     Reminder,
     SurfaceId,
+    UnsupportedMedia,
     backoff,
     client_tls,
+    declared_json,
     error_response,
     parse_json,
     sign,
@@ -156,6 +158,10 @@ class WebhookAdapter:
         if stale is not None:
             log.warning("webhook_replay_refused", channel=name)
             return _error(401, "stale_or_replayed", stale, "header")
+        try:
+            declared_json(request.headers.get("content-type"))
+        except UnsupportedMedia as exc:
+            return _error(exc.status, exc.code, str(exc), exc.loc)
         try:
             message = InboundText.model_validate(parse_json(body))
         except BadJson as exc:  # unreadable, or text with a NUL or a lone surrogate: by field

@@ -23,7 +23,7 @@ from bridge.http.api import Auth, Routes, build_routes
 from bridge.http.limits import BodyLimit
 from bridge.http.openapi import TITLE, document
 from bridge.http.responses import error_response, refusal
-from bridge.http.urls import NulInUrl
+from bridge.http.urls import NulInQuery
 from bridge.mcp.lazy import LazyMcp
 from bridge.types import Routed
 from bridge.validation import InvalidRequest
@@ -111,7 +111,7 @@ def create_app(bridge: Bridge, extra_lifespans: list[Lifespan] | None = None) ->
     routes.extend(Mount(path, sub) for path, sub, _ in mounts)
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=ERROR_HANDLERS)
     app.state.bridge = bridge
-    return NulInUrl(BodyLimit(_exact_mounts(app, [path for path, _, _ in mounts]),
+    return NulInQuery(BodyLimit(_exact_mounts(app, [path for path, _, _ in mounts]),
                               bridge.config.server.max_body_bytes))
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.types import Message, Receive
 
+from bridge.errors import UnsupportedMedia
 from bridge.text import may_hold_faults, text_faults
 from bridge.validation import InvalidRequest, Problem, format_loc
 
@@ -74,8 +75,21 @@ def parse_json(raw: bytes | str, *, text: bool = True) -> Any:
     return value
 
 
+def declared_json(content_type: str | None) -> None:
+    """Refuse (415) a body declared as anything but JSON. A body with no Content-Type at all is
+    read as JSON: that is what every askbridge route takes, and what bare clients send."""
+    if content_type is None or not content_type.strip():
+        return
+    media = content_type.split(";", 1)[0].strip().lower()
+    if media != "application/json" and not (media.startswith("application/")
+                                            and media.endswith("+json")):
+        raise UnsupportedMedia(f"The body is declared as {media!r}; send JSON with "
+                               "Content-Type: application/json.")
+
+
 async def read_json(request: Request) -> Any:
-    """The request's body, parsed by `parse_json`."""
+    """The request's body, parsed by `parse_json`, once its declared type is JSON."""
+    declared_json(request.headers.get("content-type"))
     return parse_json(await request.body())
 
 

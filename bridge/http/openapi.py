@@ -21,6 +21,7 @@ ERROR_TEXT = {401: "No or unknown bearer token (`loc`: header)",
               405: "Method not allowed; `Allow` lists the ones that are",
               409: "A question is already pending in this session",
               413: "The body is over the size limit (1 MiB by default)",
+              415: "The body is declared as something other than JSON",
               422: "The request breaks the contract; every problem is listed",
               503: "askbridge is restarting; the question stays pending (poll its result)"}
 
@@ -157,7 +158,7 @@ def webhook_path(channels: list[str]) -> dict[str, Any]:
                     replyTo={"type": ["string", "null"], "maxLength": 256})
     outcome = _object(["accepted", "reply"], accepted={"type": "boolean"}, reply=STRING)
     errors = {**responses({200: ("ReplyOutcome", "Whether the text answered, and what to tell "
-                                 "the person")}, (401, 404, 413, 422, 503)),
+                                 "the person")}, (401, 404, 413, 415, 422, 503)),
               401: _json("Error", "Missing or wrong X-Askbridge-Signature, or a stale or "
                          "replayed timestamp"),
               404: _json("Error", "No webhook channel of that name"),

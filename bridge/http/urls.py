@@ -1,9 +1,8 @@
-"""A URL whose path or query holds a NUL never reaches a route: no id or key can hold one.
+"""A query parameter holding a NUL never reaches a route: it is a 422 naming the parameter.
 
-PostgreSQL refuses a NUL in any text it is asked to compare, so `GET /v1/questions/q_%00abc`
-would be an error from the store instead of the 404 it is on SQLite. The path is decoded
-UTF-8 (an undecodable byte is already a replacement character), so a NUL is all there is to
-refuse; a query parameter that holds one is a 422 naming it.
+PostgreSQL refuses a NUL in any text it is asked to compare, so `?session=%00` would be an
+error from the store instead of the empty answer it is on SQLite. (A NUL in a path is left to
+the route: a session key's pattern refuses it, and no question id holds one.)
 """
 
 from __future__ import annotations
@@ -15,18 +14,14 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from bridge.http.responses import error_response
 
 
-class NulInUrl:
-    """ASGI middleware: 404 for a NUL in the path, 422 for one in a query parameter."""
+class NulInQuery:
+    """ASGI middleware: 422 for a NUL in a query parameter."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            if "\x00" in scope["path"]:
-                await error_response(404, "There is no such path; the API is described at "
-                                     "/openapi.json.", "path")(scope, receive, send)
-                return
             name = _nul_parameter(scope.get("query_string", b""))
             if name is not None:
                 await error_response(422, "This value holds a NUL character (U+0000); remove "

@@ -25,6 +25,7 @@ from bridge.store.records import (
 )
 from bridge.store.rows import D_COLUMNS, DELIVERY_COLUMNS, Q_COLUMNS, row_to_delivery, row_to_question
 from bridge.store.writes import QUESTION_COLUMNS, Executor, Row, Step, Write, run
+from bridge.text import text_fault
 
 ChangeHandler = Callable[[str, QuestionId], None]
 """Receives `created`, `delivery` or `resolved` and the question id."""
@@ -172,6 +173,8 @@ class SqlStore(AdapterStateQueries, ReachQueries, OutboxQueries):
         return await self._write(writes.resolve(question_id, resolution)) == 1
 
     async def get_question(self, question_id: QuestionId) -> QuestionRecord | None:
+        if text_fault(question_id) is not None:  # no id holds one; PostgreSQL would raise
+            return None
         rows = await self._rows(f"SELECT {QUESTION_COLUMNS} FROM questions WHERE id = ?",
                                 (question_id,))
         return row_to_question(rows[0]) if rows else None

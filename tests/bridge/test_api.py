@@ -211,17 +211,17 @@ async def test_openapi_and_health(tmp_path: Path) -> None:
     assert spec["components"]["securitySchemes"]["bearer"] == {
         "type": "http", "scheme": "bearer", "description": ANY_TEXT}
     expected = {  # every status each route answers (405 everywhere: a wrong method)
-        ("/v1/sessions/{session}/ask", "post"): {"200", "401", "403", "405", "409", "413", "422",
-                                                 "503"},
+        ("/v1/sessions/{session}/ask", "post"): {"200", "401", "403", "405", "409", "413", "415",
+                                                 "422", "503"},
         ("/v1/sessions/{session}/questions", "post"): {"202", "401", "403", "405", "409", "413",
-                                                       "422"},
+                                                       "415", "422"},
         ("/v1/questions/{question_id}", "get"): {"200", "401", "404", "405"},
         ("/v1/questions/{question_id}/result", "get"): {"200", "202", "401", "404", "405", "422"},
         ("/v1/questions/{question_id}/cancel", "post"): {"200", "401", "404", "405"},
         ("/v1/sessions/{session}/timeline", "get"): {"200", "401", "405", "422"},
         ("/v1/me", "get"): {"200", "401", "405"},
-        ("/v1/channels/webhook/{name}", "post"): {"200", "401", "404", "405", "413", "422",
-                                                  "503"},
+        ("/v1/channels/webhook/{name}", "post"): {"200", "401", "404", "405", "413", "415",
+                                                  "422", "503"},
     }
     for (path, method), statuses in expected.items():
         operation = spec["paths"][path][method]

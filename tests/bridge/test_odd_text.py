@@ -125,11 +125,12 @@ async def test_a_nul_in_a_web_answer_is_refused_by_name(store: str, tmp_path: Pa
 @pytest.mark.parametrize("store", STORES)
 async def test_a_nul_in_an_id_is_a_404(store: str, tmp_path: Path) -> None:
     async with bridge_on(store, tmp_path) as r, agent(r) as http:
-        for path in ("/v1/questions/q_%00abc", "/v1/questions/q_%00abc/result",
-                     "/v1/sessions/s%00/timeline"):
+        for path in ("/v1/questions/q_%00abc", "/v1/questions/q_%00abc/result"):
             response = await http.get(path)
             assert response.status_code == 404, (path, response.text)
             assert response.json()["error"] == "not_found"
+        session = await http.get("/v1/sessions/s%00/timeline")
+        assert session.status_code == 422 and session.json()["details"][0]["loc"] == "session"
         cancel = await http.post("/v1/questions/%00/cancel")
         assert cancel.status_code == 404, cancel.text
 
