@@ -20,7 +20,7 @@ from bench.latency import Fake, ask_body
 from bench.procs import CHAT_ID, TOKENS, askbridge_proc, cpu_seconds
 from bench.scale import AUTH, pool, wait_count
 from bench.stats import Samples
-from bridge.security import sign
+from bridge.runtime.security import sign
 
 SURFACES = ("web", "webhook:bench:c1", f"telegram:{CHAT_ID}", "slack:C1")
 EXTERNAL = ("sendMessage", "slack:chat.postMessage", "webhook")

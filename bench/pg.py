@@ -11,9 +11,9 @@ import asyncpg
 from bench.latency import ask_body
 from bench.scale import pool
 from bench.store import asks_per_second, lifecycles_per_second
-from bridge.broker import new_question_id
-from bridge.store.postgres import PostgresStore
-from bridge.validation import parse_ask_request
+from bridge.core.broker import new_question_id
+from bridge.model.validation import parse_ask_request
+from bridge.store.postgres_store import PostgresStore
 
 SERVER = os.environ.get("BENCH_PG", "postgresql://postgres@127.0.0.1:5432")
 

@@ -12,7 +12,7 @@ import signal
 import sys
 from types import FrameType
 
-from bridge.cli import main
+from bridge.cli.command import main
 
 
 def _exit(signum: int, _: FrameType | None) -> None:

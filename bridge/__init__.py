@@ -1,65 +1,9 @@
-"""askbridge's core: the `ask_user` contract, the broker, and the names adapters build on."""
+"""askbridge's public face: the names adapters and agent-side code build on. It loads no web
+framework and no MCP SDK; the web helpers adapters need are in `bridge.http`."""
 
-from bridge.backoff import backoff, backoff_delay
-from bridge.config import BridgeConfig, ConfigError, adapter_section, env_secret
-from bridge.config_keys import config_problems
-from bridge.contract import AskRequest, AskResult
-from bridge.errors import UnsupportedMedia
-from bridge.http.bodies import BadJson, BadText, declared_json, parse_json, read_json
-from bridge.http.responses import error_response
-from bridge.i18n import (
-    DEFAULT_LOCALE,
-    LOCALE_NAMES,
-    LOCALES,
-    Locale,
-    negotiate,
-    time_of_day,
-    tr,
-    translations,
-)
-from bridge.ids import (
-    AgentName,
-    MessageRef,
-    QuestionId,
-    SessionKey,
-    SurfaceId,
-    UserRef,
-    surface_platform,
-    surface_target,
-)
-from bridge.inbound import (
-    AnswerSubmitted,
-    ButtonPressed,
-    InboundEvent,
-    InboundReply,
-    InboundSink,
-    SelectionChanged,
-    SubmitPressed,
-    TextReceived,
-    hand_in,
-)
-from bridge.parsing import Parsed, Picked, Refused, Skip, parse_answer, parse_reply
-from bridge.prompts import (
-    Button,
-    ButtonAction,
-    Capabilities,
-    Delivery,
-    Finalization,
-    FinalKind,
-    NativeControls,
-    NativePrompt,
-    NativeQuestion,
-    Prompt,
-    PromptQuestion,
-    Reminder,
-)
-from bridge.rendering import OTHER_BUTTON, SKIP_BUTTON, prompt_text
-from bridge.sections import AdapterConfig
-from bridge.security import SIGNATURE_HEADER, same_secret, sign, verify_signature
-from bridge.splitting import caption, split_escaped, split_text, status_room
-from bridge.tls import client_tls
-from bridge.types import (
+from bridge.model.adapter import (
     Adapter,
+    AdapterConfig,
     AdapterContext,
     AdapterPlugin,
     AdapterState,
@@ -71,7 +15,67 @@ from bridge.types import (
     Reminding,
     Routed,
 )
-from bridge.validation import InvalidRequest, Problem, parse_ask_request
+from bridge.model.contract import AskRequest, AskResult
+from bridge.model.errors import UnsupportedMedia
+from bridge.model.ids import (
+    AgentName,
+    MessageRef,
+    QuestionId,
+    SessionKey,
+    SurfaceId,
+    UserRef,
+    surface_platform,
+    surface_target,
+)
+from bridge.model.inbound import (
+    AnswerSubmitted,
+    ButtonPressed,
+    InboundEvent,
+    InboundReply,
+    InboundSink,
+    SelectionChanged,
+    StepChanged,
+    SubmitPressed,
+    TextReceived,
+    hand_in,
+)
+from bridge.model.json_input import BadJson, BadText, declared_json, parse_json
+from bridge.model.prompt import (
+    Button,
+    ButtonAction,
+    ButtonsLayout,
+    Capabilities,
+    Delivery,
+    Finalization,
+    FinalKind,
+    Layout,
+    NativeControls,
+    NativePrompt,
+    NativeQuestion,
+    Prompt,
+    PromptQuestion,
+    Reminder,
+    TextLayout,
+)
+from bridge.model.validation import InvalidRequest, Problem, parse_ask_request
+from bridge.runtime.backoff import backoff, backoff_delay
+from bridge.runtime.config import BridgeConfig, ConfigError, adapter_section, env_secret
+from bridge.runtime.config_problems import config_problems
+from bridge.runtime.security import SIGNATURE_HEADER, same_secret, sign, verify_signature
+from bridge.runtime.tls import client_tls
+from bridge.text.i18n import (
+    DEFAULT_LOCALE,
+    LOCALE_NAMES,
+    LOCALES,
+    Locale,
+    negotiate,
+    time_of_day,
+    tr,
+    translations,
+)
+from bridge.text.parsing import Parsed, Picked, Refused, Skip, parse_answer, parse_reply
+from bridge.text.rendering import OTHER_BUTTON, SKIP_BUTTON, prompt_text
+from bridge.text.splitting import caption, split_escaped, split_text, status_room
 
 __all__ = [
     "DEFAULT_LOCALE",
@@ -95,6 +99,7 @@ __all__ = [
     "Button",
     "ButtonAction",
     "ButtonPressed",
+    "ButtonsLayout",
     "Capabilities",
     "Checkable",
     "ConfigError",
@@ -106,6 +111,7 @@ __all__ = [
     "InboundReply",
     "InboundSink",
     "InvalidRequest",
+    "Layout",
     "Locale",
     "LongConnection",
     "MessageRef",
@@ -127,8 +133,10 @@ __all__ = [
     "SelectionChanged",
     "SessionKey",
     "Skip",
+    "StepChanged",
     "SubmitPressed",
     "SurfaceId",
+    "TextLayout",
     "TextReceived",
     "UnsupportedMedia",
     "UserRef",
@@ -140,7 +148,6 @@ __all__ = [
     "config_problems",
     "declared_json",
     "env_secret",
-    "error_response",
     "hand_in",
     "negotiate",
     "parse_answer",
@@ -148,7 +155,6 @@ __all__ = [
     "parse_json",
     "parse_reply",
     "prompt_text",
-    "read_json",
     "same_secret",
     "sign",
     "split_escaped",

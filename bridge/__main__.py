@@ -1,5 +1,5 @@
 """`python -m bridge` runs the askbridge CLI."""
 
-from bridge.cli import main
+from bridge.cli.command import main
 
 main()

@@ -13,12 +13,12 @@ from typing import Any
 
 import httpx
 
-from bridge.client import AskClient
-from bridge.composition import Bridge
-from bridge.config import BridgeConfig, parse_config
-from bridge.http.serve import BridgeServer
-from bridge.plugins import discover
-from bridge.types import AdapterPlugin
+from bridge.agent.client import AskClient
+from bridge.model.adapter import AdapterPlugin
+from bridge.runtime.config import BridgeConfig, parse_config
+from bridge.runtime.plugins import discover
+from bridge.server.composition import Bridge
+from bridge.server.serve import BridgeServer
 
 AGENT_TOKEN = "test-agent-token-0123456789"
 SUB_TOKEN = "test-subagent-token-0123456789"

@@ -1,5 +1,5 @@
-"""Dependency direction and public names: bridge/ never imports adapters/; adapters use `bridge`;
-inside bridge/, the floors (docs/architecture.md) only import downwards."""
+"""The layout holds: bridge/ is a stack of packages, each importing only the ones below it;
+adapters use bridge's public face; no import circle anywhere, TYPE_CHECKING imports included."""
 
 from __future__ import annotations
 
@@ -7,99 +7,160 @@ import ast
 import sys
 from pathlib import Path
 
-import bridge
-
 ROOT = Path(__file__).resolve().parent.parent
 
-
-def imports(path: Path, names: bool = False) -> list[str]:
-    """The absolute modules a file imports; with `names`, also relative ones and every name
-    taken from them (so `from pkg import module` counts that module)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    found: list[str] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and names:
-            found += [node.module or ""] + [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.append(node.module)
-    return found
-
-
-def test_bridge_never_imports_adapters() -> None:
-    for path in (ROOT / "bridge").rglob("*.py"):
-        bad = [m for m in imports(path) if m == "adapters" or m.startswith("adapters.")]
-        assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
-
-
-def test_adapters_use_only_bridge_public_names() -> None:
-    for path in (ROOT / "adapters").rglob("*.py"):
-        bad = [m for m in imports(path) if m.startswith("bridge.")]
-        assert not bad, f"{path.relative_to(ROOT)} imports {bad}; use `from bridge import …`"
-
-
-def test_bridge_all_is_explicit_and_importable() -> None:
-    assert sorted(bridge.__all__) == sorted(set(bridge.__all__))
-    for name in bridge.__all__:
-        assert hasattr(bridge, name), name
-
-
-GROUND = {"contract", "validation", "labels", "parsing", "rendering", "prompts", "ids", "inbound",
-          "types", "i18n", "backoff", "security", "errors", "splitting", "sections", "version",
-          "text"}
-"""Words and shapes: the contract, the parser, the renderer, the adapter protocols."""
-CORE = {"broker", "inbox", "outbound", "onway", "reach", "selections", "queries", "surfaces",
-        "pending", "deadlines", "events", "leader", "config", "config_keys", "plugins", "logs",
-        "store", "tls"}
-"""The lifecycle of a question, and the store it is kept in."""
-INTERFACES = {"http", "mcp", "composition", "cli", "cli_agent", "doctor", "client", "__init__",
-              "__main__"}
-"""How agents, people and operators reach the core, and the root that wires it together."""
+LAYERS = ["model", "text", "runtime", "store", "core", "http", "agent", "mcp", "server", "cli"]
+"""bridge/'s packages from the bottom up (docs/architecture.md draws them): each imports only
+itself and the packages before it in this list."""
 THIRD_PARTY = {
-    "ground": {"pydantic", "pydantic_core", "babel"},
-    "core": {"pydantic", "pydantic_core", "babel", "structlog", "httpx", "aiosqlite", "asyncpg"},
+    "model": {"pydantic", "pydantic_core"},
+    "text": {"babel"},
+    "runtime": {"structlog", "httpx"},
+    "store": {"aiosqlite", "asyncpg"},
+    "core": set(),
 }
+"""What each of the pure and core packages may import besides the standard library, adding to
+what the ones below it may; the packages above `core` face the world and take what they need."""
 WEB = {"fastapi", "starlette", "uvicorn", "mcp", "anyio", "httpx_sse"}
+NO_WEB = {"model", "text", "runtime", "store", "core", "agent"}
+"""Packages that never load a web framework or the MCP SDK (the agent's client included)."""
+TOP_LEVEL = {"__init__.py", "__main__.py", *LAYERS}
+PUBLIC = {"bridge", "bridge.http"}
+"""What adapters may import: the public face, and the web helpers for their own routes."""
 
 
-def floor_of(path: Path) -> str:
-    top = path.relative_to(ROOT / "bridge").parts[0].removesuffix(".py")
-    for floor, names in (("ground", GROUND), ("core", CORE), ("interfaces", INTERFACES)):
-        if top in names:
-            return floor
-    raise AssertionError(f"bridge/{top} is on no floor: add it to GROUND, CORE or INTERFACES "
-                         "in this test and to docs/architecture.md")
+def imports(path: Path) -> list[ast.Import | ast.ImportFrom]:
+    """Every import statement in a file, wherever it stands (functions, TYPE_CHECKING)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
 
 
-def test_every_bridge_module_imports_only_its_floor_and_below() -> None:
-    below = {"ground": GROUND, "core": GROUND | CORE}
-    for path in (ROOT / "bridge").rglob("*.py"):
-        floor = floor_of(path)
-        if floor == "interfaces":
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def targets(node: ast.Import | ast.ImportFrom, here: str, is_package: bool) -> list[str]:
+    """The absolute names a statement imports: modules, and `module.name` for `from` imports."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    base = node.module or ""
+    if node.level:
+        package = here.split(".") if is_package else here.split(".")[:-1]
+        package = package[: len(package) - (node.level - 1)]
+        base = ".".join(package + ([node.module] if node.module else []))
+    return [base] + [f"{base}.{alias.name}" for alias in node.names]
+
+
+def source_files(*folders: str) -> list[Path]:
+    return [p for folder in folders for p in sorted((ROOT / folder).rglob("*.py"))
+            if "__pycache__" not in p.parts]
+
+
+def layer_of(path: Path) -> str | None:
+    parts = path.relative_to(ROOT / "bridge").parts
+    return parts[0] if len(parts) > 1 else None
+
+
+def test_bridge_has_a_few_entries_each_a_layer() -> None:
+    entries = {p.name for p in (ROOT / "bridge").iterdir() if p.name != "__pycache__"}
+    assert len(entries) <= 12, sorted(entries)
+    assert entries <= TOP_LEVEL, f"bridge/ holds {sorted(entries - TOP_LEVEL)}: put it in a layer"
+
+
+def test_every_package_imports_only_the_ones_below_it() -> None:
+    for path in source_files("bridge"):
+        layer = layer_of(path)
+        if layer is None:  # the public face and `python -m bridge` sit on top
             continue
-        for name in imports(path):
-            top, _, rest = name.partition(".")
-            if top == "bridge":
-                inner = rest.split(".")[0]
-                assert inner in below[floor], f"{path.relative_to(ROOT)} ({floor}) imports {name}"
-            elif top not in sys.stdlib_module_names and top != "__future__":
-                assert top in THIRD_PARTY[floor], f"{path.relative_to(ROOT)} ({floor}) imports {name}"
+        below = set(LAYERS[: LAYERS.index(layer) + 1])
+        allowed = set().union(*(THIRD_PARTY.get(name, set()) for name in below))
+        for node in imports(path):
+            for name in targets(node, module_name(path), path.name == "__init__.py")[:1]:
+                top, _, rest = name.partition(".")
+                where = f"{path.relative_to(ROOT)} ({layer})"
+                if top == "adapters":
+                    raise AssertionError(f"{where} imports {name}: bridge/ never knows its adapters")
+                if top == "bridge":
+                    inner = rest.split(".")[0]
+                    assert inner in below, f"{where} imports {name}, a layer above it"
+                elif layer in THIRD_PARTY and top not in sys.stdlib_module_names | {"__future__"}:
+                    assert top in allowed, f"{where} imports {name}"
+                if layer in NO_WEB:
+                    assert top not in WEB, f"{where} imports {name}"
 
 
-def test_no_web_framework_below_the_interfaces() -> None:
-    for path in (ROOT / "bridge").rglob("*.py"):
-        if floor_of(path) == "interfaces":
+def test_adapters_use_only_the_public_face() -> None:
+    for path in source_files("adapters"):
+        for node in imports(path):
+            name = targets(node, module_name(path), path.name == "__init__.py")[0]
+            if name.split(".")[0] == "bridge":
+                assert name in PUBLIC, f"{path.relative_to(ROOT)} imports {name}; use `from bridge import …`"
+
+
+def graph() -> dict[str, set[str]]:
+    """Module → the modules it imports, in bridge/ and adapters/. An import of a package's
+    `__init__` is not an arrow: the face re-exports, it is not a step in the chain."""
+    files = {module_name(p): p for p in source_files("bridge", "adapters")}
+    arrows: dict[str, set[str]] = {}
+    for name, path in files.items():
+        if path.name == "__init__.py":
             continue
-        bad = [m for m in imports(path) if m.split(".")[0] in WEB]
-        assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
+        found: set[str] = set()
+        for node in imports(path):
+            for target in targets(node, name, False):
+                while target and target not in files:
+                    target = target.rpartition(".")[0]
+                if target and target != name and files[target].name != "__init__.py":
+                    found.add(target)
+        arrows[name] = found
+    return arrows
+
+
+def circles(arrows: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected groups of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    groups: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in arrows.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for v in sorted(arrows):
+        if v not in index:
+            visit(v)
+    return groups
+
+
+def test_no_import_circles() -> None:
+    assert circles(graph()) == []
+
+
+def test_the_circle_finder_finds_one() -> None:
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
 def test_modules_stay_small() -> None:
-    for folder in ("bridge", "adapters"):
-        for path in (ROOT / folder).rglob("*.py"):
-            lines = len(path.read_text(encoding="utf-8").splitlines())
-            assert lines <= 300, f"{path.relative_to(ROOT)} has {lines} lines; split it by concept"
+    for path in source_files("bridge", "adapters"):
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        assert lines <= 300, f"{path.relative_to(ROOT)} has {lines} lines; split it by concept"
 
 
 def test_every_adapter_has_the_same_shape() -> None:
@@ -130,8 +191,9 @@ def test_every_adapter_speaks_the_same_vocabulary() -> None:
 
 
 def test_no_test_module_imports_another() -> None:
-    """Shared test helpers live in support modules (flows.py, harness.py), never in a test or conftest."""
-    for path in (ROOT / "tests").rglob("*.py"):
-        names = [m.rpartition(".")[2] for m in imports(path, names=True)]
-        bad = [n for n in names if n.startswith("test_") or n == "conftest"]
-        assert not bad, f"{path.relative_to(ROOT)} imports {bad}; move what it needs to a support module"
+    """Shared test helpers live in support modules, never in a test or conftest."""
+    for path in source_files("tests"):
+        for node in imports(path):
+            names = [t.rpartition(".")[2] for t in targets(node, module_name(path), False)]
+            bad = [n for n in names if n.startswith("test_") or n == "conftest"]
+            assert not bad, f"{path.relative_to(ROOT)} imports {bad}; move it to a support module"

@@ -16,8 +16,8 @@ from adapters.slack.config import SlackConfig
 from adapters.telegram.config import TelegramConfig
 from adapters.web.config import WebConfig
 from adapters.webhook.config import WebhookChannelConfig
-from bridge.config import BridgeConfig, parse_config
-from bridge.plugins import discover
+from bridge.runtime.config import BridgeConfig, parse_config
+from bridge.runtime.plugins import discover
 from tests.example import uncommented
 
 ROOT = Path(__file__).resolve().parent.parent

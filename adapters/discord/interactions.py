@@ -54,7 +54,7 @@ async def answer_tap(interaction: discord.Interaction[Any], sink: InboundSink, q
         await tell(interaction, tr(reply.locale, "Reply to the prompt with your own answer."), late)
         return
     modal = (native.own_words_modal(event.question_id, prompt)
-             if prompt is not None and prompt.native is not None
+             if prompt is not None and prompt.layout.kind == "native"
              else render.other_modal(event.question_id, prompt, reply.locale))
     await interaction.response.send_modal(modal)
     modal.stop()  # the submit is handled by its custom id, even after a restart
@@ -77,9 +77,11 @@ async def tell(interaction: discord.Interaction[Any], text: str, deferred: bool)
 
 
 def fallback(reply: InboundReply) -> str:
+    """What to say when the core said nothing: every refusal of a question comes with its own
+    words, so this is a kept answer, or a press on something that is not a question's."""
     if reply.accepted:
         return tr(reply.locale, "Thanks, your answer was recorded.")
-    return tr(reply.locale, "This question has already ended.")
+    return tr(reply.locale, "This button is no longer valid.")
 
 
 _KINDS: dict[discord.InteractionType, Literal["component", "modal"]] = {
@@ -121,7 +123,7 @@ async def answer_select(interaction: discord.Interaction[Any], sink: InboundSink
     if reply.text:
         await interaction.followup.send(reply.text, ephemeral=True)
     message = interaction.message  # also after a refusal: the menus go back to what is stored
-    if reply.prompt is not None and reply.prompt.native is not None and message is not None:
+    if reply.prompt is not None and reply.prompt.layout.kind == "native" and message is not None:
         await edit(message.channel.id, message.id, render.prompt(reply.prompt)[-1])
 
 
@@ -145,5 +147,5 @@ async def answer_own_words(interaction: discord.Interaction[Any], sink: InboundS
     reply, late = await in_time(interaction, decide())
     await tell(interaction, reply.text or fallback(reply), late)
     message = interaction.message
-    if reply.prompt is not None and reply.prompt.native is not None and message is not None:
+    if reply.prompt is not None and reply.prompt.layout.kind == "native" and message is not None:
         await edit(message.channel.id, message.id, render.prompt(reply.prompt)[-1])

@@ -21,8 +21,9 @@ OWN_WORDS_INPUT = "ab:answer:"
 
 
 def _native(prompt: Prompt) -> NativePrompt:
-    assert prompt.native is not None, "a native layout needs a native prompt"
-    return prompt.native
+    if not isinstance(prompt.layout, NativePrompt):
+        raise ValueError(f"a native layout needs a native prompt, not {prompt.layout.kind}")
+    return prompt.layout
 
 
 

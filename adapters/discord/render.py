@@ -11,10 +11,13 @@ from adapters.discord import native
 from adapters.discord.ids import MODAL_ACTION, custom_id
 from bridge import (
     Button,
+    ButtonsLayout,
     Finalization,
+    NativePrompt,
     Prompt,
     QuestionId,
     Reminder,
+    TextLayout,
     caption,
     split_escaped,
     split_text,
@@ -40,15 +43,11 @@ def _button(question_id: QuestionId, button: Button) -> Payload:
 
 def components(prompt: Prompt) -> list[Payload]:
     """Options on the first row, then `Other…` and `Skip` (a row holds at most five buttons)."""
-    buttons = prompt.buttons or ()
+    buttons = prompt.layout.buttons if isinstance(prompt.layout, ButtonsLayout) else ()
     options = [b for b in buttons if isinstance(b.action, int)]
     extras = [b for b in buttons if not isinstance(b.action, int)]
     return [{"type": _ACTION_ROW, "components": [_button(prompt.question_id, b) for b in row]}
             for row in (options, extras) if row]
-
-
-def _expiry(prompt: Prompt) -> str:
-    return tr(prompt.locale, "Expires {when}.", when=f"<t:{int(prompt.expires_at.timestamp())}:R>")
 
 
 def _room(prompt: Prompt) -> int:
@@ -61,13 +60,15 @@ def _room(prompt: Prompt) -> int:
 
 def _parts(prompt: Prompt) -> list[str]:
     """The prompt's text in messages Discord accepts, leaving room in the last one."""
-    if prompt.native is not None:
-        return split_text(native.text(prompt), MAX_CONTENT, last_room=_room(prompt))
-    if prompt.buttons:
-        text = f"**{escape_markdown(prompt.title)}**\n{escape_markdown(prompt.body)}"
-        return split_text(text, MAX_CONTENT, last_room=_room(prompt))
-    numbered = "\n".join(prompt.text.splitlines()[:-1])  # its last line is the expiry
-    return split_escaped(numbered, MAX_CONTENT, escape_markdown, last_room=_room(prompt))
+    match prompt.layout:
+        case NativePrompt():
+            return split_text(native.text(prompt), MAX_CONTENT, last_room=_room(prompt))
+        case ButtonsLayout():
+            text = f"**{escape_markdown(prompt.title)}**\n{escape_markdown(prompt.body)}"
+            return split_text(text, MAX_CONTENT, last_room=_room(prompt))
+        case TextLayout():
+            numbered = "\n".join(prompt.text.splitlines()[:-1])  # its last line is the expiry
+            return split_escaped(numbered, MAX_CONTENT, escape_markdown, last_room=_room(prompt))
 
 
 def prompt(prompt: Prompt) -> list[Payload]:
@@ -75,12 +76,13 @@ def prompt(prompt: Prompt) -> list[Payload]:
     reply, a selection or finalization refers to)."""
     parts = _parts(prompt) or [""]
     *leading, last = parts
-    chosen = native.chosen(prompt) if prompt.native is not None else ""
+    taps = isinstance(prompt.layout, NativePrompt)
+    chosen = native.chosen(prompt) if taps else ""
     tail = f"{last}\n\n{chosen}" if chosen else last
-    rows = native.components(prompt) if prompt.native is not None else components(prompt)
-    sep = "\n\n" if prompt.native is not None else "\n"
+    rows = native.components(prompt) if taps else components(prompt)
+    sep = "\n\n" if taps else "\n"
     return [*({"content": part, "allowed_mentions": NO_MENTIONS} for part in leading),
-            {"content": f"{tail}{sep}{_expiry(prompt)}", "components": rows,
+            {"content": f"{tail}{sep}{escape_markdown(prompt.expiry)}", "components": rows,
              "allowed_mentions": NO_MENTIONS}]
 
 

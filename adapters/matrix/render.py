@@ -31,7 +31,7 @@ Step = tuple[str, Content, str]
 
 def wants_polls(prompt: Prompt, native: Literal["all", "single"]) -> bool:
     """Polls for every prompt (`all`), or only where the core offers buttons (`single`)."""
-    return native == "all" or prompt.buttons is not None
+    return native == "all" or prompt.layout.kind == "buttons"
 
 
 def _parts(prompt: Prompt) -> list[str]:
@@ -117,10 +117,6 @@ def notice_content(text: str, reply_to: str | None, question_id: str | None) -> 
 def sealed(locale: str) -> str:
     return tr(locale, "I cannot read encrypted messages, so I cannot take answers in this room. "
                       "Please answer in a room without end-to-end encryption.")
-
-
-def ended(locale: str) -> str:
-    return tr(locale, "This question has already ended.")
 
 
 def reminder_content(reminder: Reminder, prompt_text_id: str | None) -> Content:

@@ -164,9 +164,16 @@ class Syncer:
         mark = await self.mark(vote.room_id, vote.poll_id)
         if mark is None or mark.index is None or not vote.answers:
             return  # not one of our polls, or a vote taken back
-        prompt = await self.queries.prompt_for(mark.question_id, surface_for(vote.room_id))
+        surface, user = surface_for(vote.room_id), UserRef(vote.sender)
+        authorized = vote.sender in self.config.answerers
+        prompt = await self.queries.prompt_for(mark.question_id, surface)
+        reply: InboundReply
         if prompt is None or mark.index >= len(prompt.questions):
-            await self.notice(vote.room_id, render.ended(self.locale), vote.event_id, None)
+            # ended: no answers, and the core says so in the prompt's language
+            reply = await self.sink.answers_submitted(AnswerSubmitted(
+                surface, user, mark.question_id, {}, authorized, partial=True))
+            if reply.text:
+                await self.notice(vote.room_id, reply.text, vote.event_id, None)
             return
         question = prompt.questions[mark.index]
         picked = inbound.chosen(vote.answers, len(question.options))
@@ -174,9 +181,6 @@ class Syncer:
             log.info("matrix_vote_ignored", question_id=mark.question_id, reason="unknown answer")
             return
         labels = [question.options[i][0] for i in picked]
-        surface, user = surface_for(vote.room_id), UserRef(vote.sender)
-        authorized = vote.sender in self.config.answerers
-        reply: InboundReply
         if len(prompt.questions) == 1:
             reply = await self.sink.answers_submitted(AnswerSubmitted(
                 surface, user, mark.question_id, {question.id: labels}, authorized))

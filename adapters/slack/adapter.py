@@ -33,7 +33,7 @@ from adapters.slack.inbound import Click, click_from, event_from, well_formed
 from adapters.slack.mrkdwn import escape
 from adapters.slack.native import OWN_CALLBACK
 from adapters.slack.render import OTHER_CALLBACK, other_modal
-from adapters.slack.taps import NativeTaps
+from adapters.slack.taps import Taps
 from bridge import (
     Capabilities,
     Delivery,
@@ -48,9 +48,9 @@ from bridge import (
     SurfaceId,
     TextReceived,
     backoff,
-    error_response,
     tr,
 )
+from bridge.http import error_response
 
 log = structlog.get_logger("askbridge.slack").bind(platform="slack")
 EVENTS_PATH = "/slack/events"
@@ -81,7 +81,7 @@ class SlackAdapter:
                             request_verification_enabled=config.mode == "http")
         self.app.action(re.compile(r"^ab:"))(self._on_action)
         self.app.view(OTHER_CALLBACK)(self._on_modal)
-        self.native = NativeTaps(self)
+        self.native = Taps(self)
         self.app.view(OWN_CALLBACK)(self._on_own_words)
         self.app.event("message")(self._on_message)
         self._http = AsyncSlackRequestHandler(self.app)

@@ -27,8 +27,9 @@ _CODE = re.compile(rf"^{ACTION_PREFIX}:(q_[a-z0-9]{{1,64}}):(?:v(\d)|(d)|(w))$")
 
 
 def _native(prompt: Prompt) -> NativePrompt:
-    assert prompt.native is not None, "a native layout needs a native prompt"
-    return prompt.native
+    if not isinstance(prompt.layout, NativePrompt):
+        raise ValueError(f"a native layout needs a native prompt, not {prompt.layout.kind}")
+    return prompt.layout
 
 
 
@@ -91,12 +92,10 @@ def _control(question_id: QuestionId, label: str, code: str, primary: bool) -> d
 
 def message(prompt: Prompt) -> dict[str, Any]:
     """chat.postMessage / chat.update arguments (without channel) for a native prompt."""
-    expires = tr(prompt.locale, "Expires at {time} UTC.",
-                 time=prompt.expires_at.strftime("%H:%M"))
     fallback = "; ".join(f"{q.header}: {q.question}" for q in _native(prompt).questions)
     return {"text": fallback,
             "blocks": [*blocks(prompt), {"type": "context", "elements": [
-                {"type": "mrkdwn", "text": escape(expires)}]}]}
+                {"type": "mrkdwn", "text": escape(prompt.expiry)}]}]}
 
 
 @dataclass(frozen=True, slots=True)

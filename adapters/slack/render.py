@@ -8,7 +8,19 @@ from typing import Any
 from adapters.slack import native
 from adapters.slack.ids import action_id
 from adapters.slack.mrkdwn import escape
-from bridge import ButtonAction, Finalization, Prompt, QuestionId, SurfaceId, caption, split_escaped, tr
+from bridge import (
+    ButtonAction,
+    ButtonsLayout,
+    Finalization,
+    NativePrompt,
+    Prompt,
+    QuestionId,
+    SurfaceId,
+    TextLayout,
+    caption,
+    split_escaped,
+    tr,
+)
 
 OTHER_CALLBACK = "ab_other"
 """The modal's callback_id; its private_metadata carries the question id and surface."""
@@ -50,14 +62,17 @@ def _text_parts(prompt: Prompt) -> list[str]:
 def prompt(prompt: Prompt) -> list[Args]:
     """The messages to post, in order; the last one holds the controls (the one a thread reply,
     a tap or finalization refers to). Numbered text goes as plain messages."""
-    if prompt.native is not None:
-        return [native.message(prompt)]
-    if prompt.buttons is None:
-        return [{"text": part, "mrkdwn": True} for part in _text_parts(prompt)]
-    elements = [_button(prompt, b.label, b.action, b.primary) for b in prompt.buttons]
-    actions = {"type": "actions", "block_id": f"ab:{prompt.question_id}", "elements": elements}
-    return [{"text": f"{prompt.title}: {prompt.body}",
-             "blocks": [*_header_sections(prompt), actions]}]
+    match prompt.layout:
+        case NativePrompt():
+            return [native.message(prompt)]
+        case TextLayout():
+            return [{"text": part, "mrkdwn": True} for part in _text_parts(prompt)]
+        case ButtonsLayout(buttons=buttons):
+            elements = [_button(prompt, b.label, b.action, b.primary) for b in buttons]
+            actions = {"type": "actions", "block_id": f"ab:{prompt.question_id}",
+                       "elements": elements}
+            return [{"text": f"{prompt.title}: {prompt.body}",
+                     "blocks": [*_header_sections(prompt), actions]}]
 
 
 def final(final: Finalization) -> Args:
@@ -66,15 +81,17 @@ def final(final: Finalization) -> Args:
     prompt = final.prompt
     status = {"type": "context",
               "elements": [{"type": "mrkdwn", "text": f"*{escape(final.status_line)}*"}]}
-    if prompt.native is not None:  # every question, no elements, no controls
-        return {"text": f"{escape(prompt.title)}: {escape(final.status_line)}",
-                "blocks": [*native.blocks(prompt, choices=False), status]}
-    if prompt.buttons is None:
-        last = (_text_parts(prompt) or [""])[-1]
-        return {"text": f"{last}\n\n{escape(final.status_line)}",
-                "blocks": [_section(last), status]}
-    return {"text": f"{escape(prompt.title)}: {escape(final.status_line)}",
-            "blocks": [*_header_sections(prompt), status]}
+    match prompt.layout:
+        case NativePrompt():  # every question, no elements, no controls
+            return {"text": f"{escape(prompt.title)}: {escape(final.status_line)}",
+                    "blocks": [*native.blocks(prompt, choices=False), status]}
+        case TextLayout():
+            last = (_text_parts(prompt) or [""])[-1]
+            return {"text": f"{last}\n\n{escape(final.status_line)}",
+                    "blocks": [_section(last), status]}
+        case ButtonsLayout():
+            return {"text": f"{escape(prompt.title)}: {escape(final.status_line)}",
+                    "blocks": [*_header_sections(prompt), status]}
 
 
 def other_modal(question_id: QuestionId, surface: SurfaceId, title: str,

@@ -2,33 +2,47 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import structlog
+from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack import native
 from adapters.slack.calls import NETWORK, api_error
+from adapters.slack.config import SlackConfig
 from adapters.slack.ids import target_of
 from adapters.slack.inbound import BlockActions, event_from, may_answer
 from bridge import (
     AnswerSubmitted,
     ButtonPressed,
     InboundReply,
+    InboundSink,
+    Queries,
     UserRef,
     hand_in,
     tr,
 )
 
-if TYPE_CHECKING:
-    from adapters.slack.adapter import SlackAdapter
-
 log = structlog.get_logger("askbridge.slack").bind(platform="slack")
 
 
-class NativeTaps:
+class Host(Protocol):
+    """What taps use of the adapter that owns them (the adapter is one; nothing else is)."""
+
+    config: SlackConfig
+    client: AsyncWebClient
+    sink: InboundSink | None
+    queries: Queries | None
+
+    async def update(self, channel: str, ts: str, args: dict[str, Any]) -> None: ...
+
+    async def tell(self, channel: str, user: str, text: str, thread_ts: str | None) -> None: ...
+
+
+class Taps:
     """block_actions on native elements (already acknowledged) and the own-words modal."""
 
-    def __init__(self, adapter: SlackAdapter) -> None:
+    def __init__(self, adapter: Host) -> None:
         self.adapter = adapter
 
     async def on_action(self, body: dict[str, Any]) -> bool:
@@ -58,7 +72,7 @@ class NativeTaps:
         prompt = reply.prompt  # also after a refusal: the boxes go back to what is stored
         if reply.text and not reply.accepted:
             await self.adapter.tell(channel, user, reply.text, thread)
-        if prompt is not None and prompt.native is not None and ts:
+        if prompt is not None and prompt.layout.kind == "native" and ts:
             await self.adapter.update(channel, ts, native.message(prompt))
 
     async def _open(self, question_id: Any, surface: Any, ts: str | None,
@@ -89,12 +103,9 @@ class NativeTaps:
         question_id, surface, ts, user, texts = parsed
         prompt = await queries.prompt_for(question_id)
         channel, thread = target_of(surface)
-        if prompt is None:
-            ended = tr("en", "This question has already ended.")
-            await self.adapter.tell(channel, user, ended, thread)
-            return
+        # ended meanwhile: no answers, and the core says so in the prompt's language
         answers = {prompt.questions[n].id: [t] for n, t in texts.items()
-                   if n < len(prompt.questions)}
+                   if n < len(prompt.questions)} if prompt is not None else {}
         reply = await sink.answers_submitted(AnswerSubmitted(
             surface, UserRef(user), question_id, answers,
             authorized=may_answer(user, channel, self.adapter.config.answerers), partial=True))

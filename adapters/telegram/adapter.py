@@ -26,8 +26,8 @@ from adapters.telegram import inbound, render, webhook
 from adapters.telegram.bindings import Bindings
 from adapters.telegram.calls import Caller, api, explain, requests, whoami
 from adapters.telegram.config import TelegramConfig
-from adapters.telegram.ids import chat_of, message_ref, parse_ref
-from adapters.telegram.order import InOrderPerQuestion
+from adapters.telegram.ids import CALLBACK_PATTERN, chat_of, message_ref, parse_ref
+from adapters.telegram.order import InOrderPerPrompt
 from adapters.telegram.taps import Taps
 from adapters.telegram.webhook import WEBHOOK_PATH
 from bridge import (
@@ -178,11 +178,12 @@ class TelegramAdapter:
         calls, polls = requests(self.config)
         builder = (ApplicationBuilder().token(self._token).base_url(self.config.base_url)
                    .base_file_url(self.config.file_url).request(calls)
-                   .get_updates_request(polls).concurrent_updates(InOrderPerQuestion()))
+                   .get_updates_request(polls).concurrent_updates(InOrderPerPrompt()))
         if self.config.mode == "webhook":
             builder = builder.updater(None)
         app: TelegramApp = builder.build()
-        app.add_handler(CallbackQueryHandler(self.taps.on_tap))
+        app.add_handler(CallbackQueryHandler(self.taps.on_tap, pattern=CALLBACK_PATTERN))
+        app.add_handler(CallbackQueryHandler(self.taps.on_stale))
         app.add_handler(MessageHandler(filters.TEXT & filters.UpdateType.MESSAGE, self._on_text))
         app.add_error_handler(self._on_error)
         return app

@@ -1,12 +1,72 @@
 """Telegram surfaces, message references and callback data: `telegram:<chat>[/<topic>]`,
-`<chat>:<message_id>`, `ab:<question_id>:<code>`."""
+`<chat>:<message_id>`, `ab:<question_id>:<code>`.
+
+Callback data is the one grammar for every button askbridge puts on Telegram, and never carries
+a label. One question's buttons: `<n>` picks option n, `o` asks for own words, `s` is Skip. A
+native prompt's: `t<step>.<n>` toggles option n of question `step`, `g<step>` shows that step
+(Back/Next), `o<step>` asks for own words for it, `d` is Done. The step shown lives in the
+keyboard itself, so a restart loses nothing.
+"""
 
 from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
 
 from bridge import ButtonAction, DeliveryError, MessageRef, QuestionId, SurfaceId, surface_target
 
 CALLBACK_PREFIX = "ab"
 _ACTION_CODES = {"other": "o", "skip": "s"}
+CALLBACK_PATTERN = re.compile(rf"^{CALLBACK_PREFIX}:(q_[a-z0-9]{{1,40}}):"
+                       r"(?:(\d{1,2})|([os])|([tgo])(\d)(?:\.(\d))?|(d))$")
+_STEP_KINDS: dict[str, Literal["toggle", "go", "own"]] = {"t": "toggle", "g": "go", "o": "own"}
+CallbackKind = Literal["option", "other", "skip", "toggle", "go", "own", "done"]
+
+
+@dataclass(frozen=True, slots=True)
+class Callback:
+    """A press on one of our buttons, as its callback data says: the question, and what."""
+
+    question_id: QuestionId
+    kind: CallbackKind
+    step: int = 0
+    """The question of a native prompt the press is about (0 for one question's buttons)."""
+    option: int = 0
+    """The option picked (`option`) or toggled (`toggle`), 0-based."""
+
+    @property
+    def native(self) -> bool:
+        """A press on a native prompt's keyboard (toggle, step, own words, Done)."""
+        return self.kind in ("toggle", "go", "own", "done")
+
+    @property
+    def action(self) -> ButtonAction:
+        """As the core's `ButtonPressed` names it (one question's buttons, and own words)."""
+        if self.kind in ("other", "own"):
+            return "other"
+        return "skip" if self.kind == "skip" else self.option
+
+
+def parse_callback(data: str) -> Callback | None:
+    """`ab:q_…:2` → option 2; `ab:q_…:t1.2` → toggle option 2 of question 1; anything else
+    (other bots' buttons, garbage) → None."""
+    match = CALLBACK_PATTERN.match(data)
+    return None if match is None else callback_of(match)
+
+
+def callback_of(match: re.Match[str]) -> Callback:
+    """The press a match of `CALLBACK_PATTERN` names (python-telegram-bot's handler matches the
+    data once and hands the match on)."""
+    qid = QuestionId(match.group(1))
+    option, single, stepped, step, toggled, done = match.group(2, 3, 4, 5, 6, 7)
+    if option is not None:
+        return Callback(qid, "option", option=int(option))
+    if single is not None:
+        return Callback(qid, "other" if single == "o" else "skip")
+    if done is not None:
+        return Callback(qid, "done")
+    return Callback(qid, _STEP_KINDS[stepped], int(step), int(toggled or 0))
 
 
 def surface_for(chat_id: int | str, thread_id: int | None = None) -> SurfaceId:

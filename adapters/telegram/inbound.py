@@ -8,22 +8,18 @@ from collections.abc import Callable
 from pydantic import BaseModel, ConfigDict
 from telegram import MaybeInaccessibleMessage, Update
 
-from adapters.telegram import native
-from adapters.telegram.ids import CALLBACK_PREFIX, surface_for
+from adapters.telegram.ids import Callback, CallbackKind, parse_callback, surface_for
 from bridge import (
-    ButtonAction,
     ButtonPressed,
     InboundEvent,
-    QuestionId,
     SelectionChanged,
+    StepChanged,
     SubmitPressed,
     SurfaceId,
     TextReceived,
     UserRef,
 )
 
-_CALLBACK = re.compile(rf"^{CALLBACK_PREFIX}:(q_[a-z0-9]{{1,40}}):(\d{{1,2}}|o|s)$")
-_ACTIONS: dict[str, ButtonAction] = {"o": "other", "s": "skip"}
 _BOT_COMMAND = re.compile(r"^(/\w+)@\w+")
 PRIVATE = "private"
 
@@ -51,7 +47,8 @@ class Tap(BaseModel):
     user_id: int
     where: Where | None
     message_id: int | None
-    data: str
+    callback: Callback | None
+    """The button's callback data, parsed; None when it is not one of ours."""
 
 
 class Said(BaseModel):
@@ -74,13 +71,15 @@ def _where(message: MaybeInaccessibleMessage) -> Where:
     return Where(chat_id=message.chat.id, chat_type=message.chat.type, thread_id=thread)
 
 
-def tap_from(update: Update) -> Tap | None:
+def tap_from(update: Update, callback: Callback | None = None) -> Tap | None:
+    """The press an update carries; its data parsed here unless the caller has it already."""
     query = update.callback_query
     if query is None or query.data is None:
         return None
     where = _where(query.message) if query.message else None
     return Tap(query_id=query.id, user_id=query.from_user.id, where=where,
-               message_id=query.message.message_id if query.message else None, data=query.data)
+               message_id=query.message.message_id if query.message else None,
+               callback=callback or parse_callback(query.data))
 
 
 def said_from(update: Update) -> Said | None:
@@ -97,15 +96,6 @@ def said_from(update: Update) -> Said | None:
     )
 
 
-def parse_callback(data: str) -> tuple[QuestionId, ButtonAction] | None:
-    """`ab:q_…:2` → (question id, 2); anything else (other bots' buttons, garbage) → None."""
-    match = _CALLBACK.match(data)
-    if match is None:
-        return None
-    code = match.group(2)
-    return QuestionId(match.group(1)), _ACTIONS.get(code, int(code) if code.isdigit() else 0)
-
-
 def may_answer(where: Where | None, user_id: int, answerers: list[int]) -> bool:
     """The private chat's own user, or someone listed in `answerers`."""
     if user_id in answerers:
@@ -113,14 +103,13 @@ def may_answer(where: Where | None, user_id: int, answerers: list[int]) -> bool:
     return where is not None and where.chat_type == PRIVATE and where.chat_id == user_id
 
 
-def button_event(tap: Tap, answerers: list[int]) -> ButtonPressed | None:
-    parsed = parse_callback(tap.data)
-    if parsed is None or tap.where is None:
+def tap_event(tap: Tap, callback: Callback, answerers: list[int]) -> InboundEvent | None:
+    """A press on one of our buttons as the core event it is; None for a press from where no
+    answer can come (an inaccessible message)."""
+    if tap.where is None:
         return None
-    question_id, action = parsed
-    return ButtonPressed(surface=tap.where.surface, user=UserRef(str(tap.user_id)),
-                         question_id=question_id, action=action,
-                         authorized=may_answer(tap.where, tap.user_id, answerers))
+    who = (tap.where.surface, UserRef(str(tap.user_id)))
+    return _TAPS[callback.kind](who, callback, may_answer(tap.where, tap.user_id, answerers))
 
 
 def text_event(said: Said, answerers: list[int], reply_to: str | None) -> TextReceived | None:
@@ -138,20 +127,17 @@ def text_event(said: Said, answerers: list[int], reply_to: str | None) -> TextRe
 
 
 def event_from(update: Update, answerers: list[int], reply_to: str | None = None) -> InboundEvent | None:
-    """A tap or a text as the core event it is; None for anything else (and a Back/Next step,
-    which only moves the keyboard). `reply_to` is what a replied-to message is bound to."""
+    """A tap or a text as the core event it is; None for anything else. `reply_to` is what a
+    replied-to message is bound to."""
     kind = next((k for k in _FROM if getattr(update, k) is not None), None)
     return _FROM[kind](update, answerers, reply_to) if kind else None
 
 
 def _tap_event(update: Update, answerers: list[int], _: str | None) -> InboundEvent | None:
     tap = tap_from(update)
-    if tap is None or tap.where is None:
+    if tap is None or tap.callback is None:
         return None
-    pressed = native.parse(tap.data)
-    if pressed is None:
-        return button_event(tap, answerers)
-    return _NATIVE[pressed.kind](tap, pressed, may_answer(tap.where, tap.user_id, answerers))
+    return tap_event(tap, tap.callback, answerers)
 
 
 def _text_event(update: Update, answerers: list[int], reply_to: str | None) -> InboundEvent | None:
@@ -159,18 +145,16 @@ def _text_event(update: Update, answerers: list[int], reply_to: str | None) -> I
     return text_event(said, answerers, reply_to) if said is not None else None
 
 
-def _who(tap: Tap) -> tuple[SurfaceId, UserRef]:
-    assert tap.where is not None  # checked by _tap_event
-    return tap.where.surface, UserRef(str(tap.user_id))
-
-
-NativeEvent = Callable[[Tap, native.NativeTap, bool], InboundEvent | None]
-_NATIVE: dict[str, NativeEvent] = {
-    "toggle": lambda tap, p, ok: SelectionChanged(*_who(tap), p.question_id, p.step, (p.option,),
-                                                  ok, toggle=True),
-    "done": lambda tap, p, ok: SubmitPressed(*_who(tap), p.question_id, ok),
-    "other": lambda tap, p, ok: ButtonPressed(*_who(tap), p.question_id, "other", ok),
-    "go": lambda tap, p, ok: None,
+Who = tuple[SurfaceId, UserRef]
+_TAPS: dict[CallbackKind, Callable[[Who, Callback, bool], InboundEvent | None]] = {
+    "option": lambda who, c, ok: ButtonPressed(*who, c.question_id, c.action, ok),
+    "other": lambda who, c, ok: ButtonPressed(*who, c.question_id, "other", ok),
+    "skip": lambda who, c, ok: ButtonPressed(*who, c.question_id, "skip", ok),
+    "own": lambda who, c, ok: ButtonPressed(*who, c.question_id, "other", ok),
+    "toggle": lambda who, c, ok: SelectionChanged(*who, c.question_id, c.step, (c.option,), ok,
+                                                  toggle=True),
+    "done": lambda who, c, ok: SubmitPressed(*who, c.question_id, ok),
+    "go": lambda who, c, ok: StepChanged(*who, c.question_id, c.step, ok),
 }
 _FROM: dict[str, Callable[[Update, list[int], str | None], InboundEvent | None]] = {
     "callback_query": _tap_event, "message": _text_event}

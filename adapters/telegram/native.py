@@ -1,45 +1,13 @@
-"""Native prompts on Telegram: toggles, a question-by-question walk, and their callback codes (pure).
-
-Callback data is `ab:<question_id>:<code>` and never carries a label: `t<step>.<option>` taps an
-option, `g<step>` shows a step (Back/Next), `o<step>` asks for own words, `d` is Done; Skip is the
-single-question `s`. The step shown lives in the keyboard itself, so a restart loses nothing.
-"""
+"""Native prompts on Telegram: toggles and a question-by-question walk (pure); their buttons'
+callback codes are the grammar in ids.py."""
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-from typing import Literal
-
-from adapters.telegram.ids import CALLBACK_PREFIX, callback_data
+from adapters.telegram.ids import Callback, callback_data
 from adapters.telegram.keyboards import Button, Keyboard, button, inline_keyboard
-from bridge import NativePrompt, NativeQuestion, Prompt, QuestionId, tr
+from bridge import NativePrompt, NativeQuestion, Prompt, tr
 
-_NATIVE = re.compile(rf"^{CALLBACK_PREFIX}:(q_[a-z0-9]{{1,40}}):(?:([tgo])(\d)(?:\.(\d))?|(d))$")
-_KINDS: dict[str, Literal["toggle", "go", "other"]] = {"t": "toggle", "g": "go", "o": "other"}
 ON, OFF, PICKED = "☑", "☐", "✓"
-
-
-@dataclass(frozen=True, slots=True)
-class NativeTap:
-    """A press on a native keyboard: which question (step) and what it asks for."""
-
-    question_id: QuestionId
-    kind: Literal["toggle", "go", "other", "done"]
-    step: int = 0
-    option: int = 0
-
-
-def parse(data: str) -> NativeTap | None:
-    """`ab:q_…:t1.2` → toggle option 2 of question 1; None when it is not a native code."""
-    match = _NATIVE.match(data)
-    if match is None:
-        return None
-    question_id = QuestionId(match.group(1))
-    if match.group(5):
-        return NativeTap(question_id, "done")
-    return NativeTap(question_id, _KINDS[match.group(2)], int(match.group(3)),
-                     int(match.group(4) or 0))
 
 
 def _data(prompt: Prompt, code: str) -> str:
@@ -74,8 +42,9 @@ def keyboard(prompt: Prompt, step: int) -> Keyboard:
 
 
 def _native(prompt: Prompt) -> NativePrompt:
-    assert prompt.native is not None, "a native keyboard needs a native prompt"
-    return prompt.native
+    if not isinstance(prompt.layout, NativePrompt):
+        raise ValueError(f"a native keyboard needs a native prompt, not {prompt.layout.kind}")
+    return prompt.layout
 
 
 def _so_far(question: NativeQuestion, chosen_word: str) -> str:
@@ -102,12 +71,11 @@ def text(prompt: Prompt, step: int) -> str:
     if several:
         lines += [""] + [f"{q.header}: {_so_far(q, native.controls.chosen)}"
                          for q in native.questions]
-    lines += ["", tr(prompt.locale, "Expires at {time} UTC.",
-                     time=prompt.expires_at.strftime("%H:%M"))]
+    lines += ["", prompt.expiry]
     return "\n".join(lines)
 
 
-def after_tap(prompt: Prompt, tap: NativeTap) -> int:
+def after_tap(prompt: Prompt, tap: Callback) -> int:
     """The step to show after an accepted tap: a single choice moves on to the next question."""
     native = _native(prompt)
     last = len(native.questions) - 1

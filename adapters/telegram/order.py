@@ -9,35 +9,30 @@ from typing import Any
 from telegram import Update
 from telegram.ext import BaseUpdateProcessor
 
-from adapters.telegram import inbound, native
-
 MAX_AT_ONCE = 64
 """Updates handled at once, whatever they are about."""
 
 
 def order_key(update: object) -> str | None:
-    """What an update must keep its place behind: a tap, the taps on its question (its button
-    names it); a message, the messages of its chat."""
+    """What an update must keep its place behind: a tap, the taps on the same message (a
+    prompt's buttons are all on its last message, so these are the taps on one question in one
+    chat; its callback data is left for the handler to read, once); a message, the messages of
+    its chat."""
     if not isinstance(update, Update):
         return None
-    if update.callback_query is not None:
-        data = update.callback_query.data or ""
-        button = inbound.parse_callback(data)
-        if button is not None:
-            return button[0]
-        pressed = native.parse(data)
-        if pressed is not None:
-            return pressed.question_id
+    query = update.callback_query
+    if query is not None and query.message is not None:
+        return f"tap:{query.message.chat.id}:{query.message.message_id}"
     chat = update.effective_chat
     return f"chat:{chat.id}" if chat is not None else None
 
 
-class InOrderPerQuestion(BaseUpdateProcessor):
+class InOrderPerPrompt(BaseUpdateProcessor):
     """python-telegram-bot handles one update at a time unless told otherwise, so a tap waited
     for the tap before it to be handled to the end, its answerCallbackQuery round trip
     included (on Telegram, tens to hundreds of milliseconds), whatever question either was
-    about. Here updates about different questions, or from different chats, run side by side;
-    those about one question, and one chat's messages, run in the order received."""
+    about. Here taps on different prompts, and messages in different chats, run side by side;
+    the taps on one prompt, and one chat's messages, run in the order received."""
 
     def __init__(self, max_at_once: int = MAX_AT_ONCE) -> None:
         super().__init__(max_concurrent_updates=max_at_once)

@@ -7,7 +7,17 @@ from telegram import MessageEntity, User
 from adapters.telegram import native
 from adapters.telegram.ids import callback_data
 from adapters.telegram.keyboards import Keyboard, button, inline_keyboard
-from bridge import DEFAULT_LOCALE, Finalization, Prompt, split_text, status_room, time_of_day, tr
+from bridge import (
+    DEFAULT_LOCALE,
+    ButtonsLayout,
+    Finalization,
+    NativePrompt,
+    Prompt,
+    TextLayout,
+    split_text,
+    status_room,
+    tr,
+)
 
 MAX_TEXT = 4096
 """Telegram's message length limit; text is sent without parse_mode, so nothing needs escaping."""
@@ -17,10 +27,10 @@ Message = tuple[str, Keyboard | None]
 
 def keyboard(prompt: Prompt) -> Keyboard | None:
     """One row per option (labels may be 64 chars), then `Other…` and `Skip` side by side."""
-    if not prompt.buttons:
+    if not isinstance(prompt.layout, ButtonsLayout):
         return None
-    options = [b for b in prompt.buttons if isinstance(b.action, int)]
-    extras = [b for b in prompt.buttons if not isinstance(b.action, int)]
+    options = [b for b in prompt.layout.buttons if isinstance(b.action, int)]
+    extras = [b for b in prompt.layout.buttons if not isinstance(b.action, int)]
     rows = [[button(b.label, callback_data(prompt.question_id, b.action))] for b in options]
     if extras:
         rows.append([button(b.label, callback_data(prompt.question_id, b.action))
@@ -28,18 +38,15 @@ def keyboard(prompt: Prompt) -> Keyboard | None:
     return inline_keyboard(rows)
 
 
-def _expiry(prompt: Prompt) -> str:
-    return tr(prompt.locale, "Expires at {time} UTC.",
-              time=time_of_day(prompt.locale, prompt.expires_at))
-
-
 def prompt_text(prompt: Prompt) -> str:
     """The text above the buttons (header, question, option notes), or the numbered plain text."""
-    if prompt.buttons:
-        return f"{prompt.title}\n{prompt.body}\n\n{_expiry(prompt)}"
-    if prompt.native is not None:  # finalized: every question, no walk, no selections
-        return "\n".join(f"{q.header}: {q.question}" for q in prompt.native.questions)
-    return prompt.text
+    match prompt.layout:
+        case ButtonsLayout():
+            return f"{prompt.title}\n{prompt.body}\n\n{prompt.expiry}"
+        case NativePrompt(questions=questions):  # finalized: every question, no walk
+            return "\n".join(f"{q.header}: {q.question}" for q in questions)
+        case TextLayout():
+            return prompt.text
 
 
 def _parts(text: str, prompt: Prompt) -> list[str]:
@@ -50,7 +57,7 @@ def prompt(prompt: Prompt, step: int = 0) -> list[Message]:
     """The messages to send, in order: a long text in several, the keyboard under the last one
     (the message a tap edits and finalization ends)."""
     markup: Keyboard | None
-    if prompt.native is not None:
+    if isinstance(prompt.layout, NativePrompt):
         text, markup = native.text(prompt, step), native.keyboard(prompt, step)
     else:
         text, markup = prompt_text(prompt), keyboard(prompt)

@@ -2,35 +2,54 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import structlog
-from telegram import CallbackQuery, ForceReply, Update
+from telegram import Bot, CallbackQuery, ForceReply, Update
 from telegram.error import BadRequest
 from telegram.ext import ContextTypes
 
 from adapters.telegram import inbound, native, render
-from adapters.telegram.calls import api
+from adapters.telegram.bindings import Bindings
+from adapters.telegram.calls import Caller, api
+from adapters.telegram.config import TelegramConfig
+from adapters.telegram.ids import callback_of
 from bridge import (
     AnswerSubmitted,
     ButtonPressed,
     InboundReply,
     InboundSink,
     Prompt,
+    Queries,
     QuestionId,
-    TextReceived,
     UserRef,
     caption,
     hand_in,
     tr,
 )
 
-if TYPE_CHECKING:
-    from adapters.telegram.adapter import TelegramAdapter
-
 log = structlog.get_logger("askbridge.telegram")
 Key = tuple[int | str, int]
+
+
+class Host(Protocol):
+    """What taps use of the adapter that owns them (the adapter is one; nothing else is)."""
+
+    config: TelegramConfig
+    call: Caller
+    sink: InboundSink | None
+    queries: Queries | None
+    bindings: Bindings
+
+    @property
+    def locale(self) -> str: ...
+
+    def bot(self) -> Bot: ...
+
+    async def send(self, bot: Bot, chat: int | str, thread: int | None,
+                   messages: Sequence[tuple[str, object]], **extra: Any) -> int: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +66,7 @@ class OwnWords:
 class Taps:
     """Turns presses on our inline keyboards into core events and edits keyboards in place."""
 
-    def __init__(self, adapter: TelegramAdapter) -> None:
+    def __init__(self, adapter: Host) -> None:
         self.adapter = adapter
         self.own_words: dict[Key, OwnWords] = {}
         """Our force-reply asks (chat, message id) for one question of a native prompt."""
@@ -55,42 +74,36 @@ class Taps:
     def forget(self, question_id: QuestionId) -> None:
         self.own_words = {k: v for k, v in self.own_words.items() if v.question_id != question_id}
 
-    async def on_tap(self, update: Update, _: ContextTypes.DEFAULT_TYPE) -> None:
-        query, tap, sink = update.callback_query, inbound.tap_from(update), self.adapter.sink
-        if query is None or tap is None or sink is None:
+    async def on_tap(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A press on one of our buttons: python-telegram-bot matched its data against
+        `CALLBACK_PATTERN` and hands the match on in `context.matches`; it is read only here."""
+        query, sink = update.callback_query, self.adapter.sink
+        match = context.matches[0] if context.matches else None
+        tap = inbound.tap_from(update, callback_of(match)) if match is not None else None
+        if query is None or tap is None or tap.callback is None or sink is None:
             return
-        where, pressed = tap.where, native.parse(tap.data)
-        event = inbound.event_from(update, self.adapter.config.answerers)
-        if where is not None and pressed is not None and pressed.kind == "go":
-            authorized = inbound.may_answer(where, tap.user_id, self.adapter.config.answerers)
-            reply = await self._go(sink, authorized, pressed.question_id, where.surface)
-        elif where is None or event is None or isinstance(event, TextReceived):
-            await query.answer(tr(self.adapter.locale, "This button is no longer valid."),
-                               show_alert=True)
+        where, pressed = tap.where, tap.callback
+        event = inbound.tap_event(tap, pressed, self.adapter.config.answerers)
+        if where is None or event is None:
+            await self.on_stale(update, context)
             return
-        else:
-            reply = await hand_in(sink, event)
+        reply = await hand_in(sink, event)
         log.info("telegram_tap", question_id=reply.question_id, surface=where.surface,
-                 kind=pressed.kind if pressed else "button", accepted=reply.accepted)
+                 kind=pressed.kind, accepted=reply.accepted)
         await _answer(query, reply)
         if isinstance(event, ButtonPressed) and event.action == "other" and reply.accepted:
-            step = (tap.message_id, pressed.step) if pressed else None
+            step = (tap.message_id, pressed.step) if pressed.native else None
             await self.ask_free_text(update, where, event.question_id, step)
-        elif pressed and reply.accepted and reply.prompt and reply.prompt.native:
+        elif pressed.native and reply.accepted and reply.prompt \
+                and reply.prompt.layout.kind == "native":
             await self.show(reply.prompt, tap, native.after_tap(reply.prompt, pressed))
 
-    async def _go(self, sink: InboundSink, authorized: bool, qid: QuestionId,
-                  surface: Any) -> InboundReply:
-        """Back/Next: only answerers move the shared view; nothing is stored."""
-        assert self.adapter.queries is not None  # start() ran, as for the sink
-        prompt = await self.adapter.queries.prompt_for(qid, surface)
-        if prompt is None:
-            return InboundReply(handled=True, text=tr(self.adapter.locale,
-                                                      "This question has already ended."))
-        if not authorized:
-            return InboundReply(handled=True, text=tr(
-                prompt.locale, "Sorry, only the person this question is for can answer it."))
-        return InboundReply(handled=True, accepted=True, prompt=prompt)
+    async def on_stale(self, update: Update, _: ContextTypes.DEFAULT_TYPE) -> None:
+        """Any other press (a button whose data is not ours, or from a message we cannot see):
+        answered, so the person's app stops waiting, with why nothing happened."""
+        if update.callback_query is not None:
+            await update.callback_query.answer(
+                tr(self.adapter.locale, "This button is no longer valid."), show_alert=True)
 
     async def show(self, prompt: Prompt, tap: inbound.Tap, step: int) -> None:
         if tap.where is not None and tap.message_id is not None:
@@ -146,7 +159,7 @@ class Taps:
     async def refresh(self, bound: OwnWords, reply: InboundReply) -> None:
         """Own words kept for one question: the prompt shows that question as answered."""
         prompt = reply.prompt
-        if not reply.accepted or reply.ended or prompt is None or prompt.native is None:
+        if not reply.accepted or reply.ended or prompt is None or prompt.layout.kind != "native":
             return
         await self._edit(prompt, bound.prompt, bound.step)
 

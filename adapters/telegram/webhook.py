@@ -10,7 +10,8 @@ from starlette.responses import JSONResponse
 from telegram import Update
 from telegram.ext import Application
 
-from bridge import BadJson, error_response, read_json, same_secret
+from bridge import BadJson, same_secret
+from bridge.http import error_response, read_json
 
 log = structlog.get_logger("askbridge.telegram")
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"

@@ -21,10 +21,9 @@ from bridge import (
     BadJson,
     ButtonPressed,
     QuestionId,
-    error_response,
-    read_json,
     tr,
 )
+from bridge.http import error_response, read_json
 
 log = structlog.get_logger("askbridge.web")
 STATIC = Path(__file__).parent / "static"

@@ -30,12 +30,11 @@ from bridge import (
     Queries,
     QuestionId,
     SessionKey,
-    error_response,
     negotiate,
-    read_json,
     tr,
     translations,
 )
+from bridge.http import error_response, read_json
 
 log = structlog.get_logger("askbridge.web")
 STATIC = Path(__file__).parent / "static"

@@ -40,11 +40,11 @@ from bridge import (
     backoff,
     client_tls,
     declared_json,
-    error_response,
     parse_json,
     sign,
     verify_signature,
 )
+from bridge.http import error_response
 
 log = structlog.get_logger("askbridge.webhook")
 RETRY_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})

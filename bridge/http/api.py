@@ -2,27 +2,28 @@
 
 from __future__ import annotations
 
-import asyncio
 import inspect
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_type_hints
+from typing import Any, get_type_hints
 
 import structlog
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from bridge.broker import Broker
-from bridge.config import AgentConfig
-from bridge.contract import AskRequest
-from bridge.errors import NotFound, Unauthorized, error_body
+from bridge.core.blocking_ask import ask_and_wait
+from bridge.core.broker import Broker
+from bridge.core.reads import Reads
 from bridge.http.bodies import read_json
-from bridge.http.openapi import ERROR_TEXT, SESSION_PATTERN, responses
-from bridge.ids import AgentName, QuestionId, SessionKey
-from bridge.security import bearer, match_token
+from bridge.http.openapi import ERROR_TEXT, responses
+from bridge.model.contract import AskRequest
+from bridge.model.errors import NotFound, Unauthorized, error_body
+from bridge.model.ids import AgentName, QuestionId
+from bridge.model.validation import InvalidRequest, Problem, parse_ask_request, session_key
+from bridge.runtime.config import AgentConfig
+from bridge.runtime.security import bearer, match_token
 from bridge.store.records import QuestionRecord, iso
-from bridge.validation import InvalidRequest, Problem, parse_ask_request
 
 log = structlog.get_logger("askbridge.api")
 
@@ -41,7 +42,7 @@ class Auth:
                 "Send the agent's token as `Authorization: Bearer <token>`; this one is missing "
                 "or not known."
             )
-        return self.broker.surfaces.agent(name)
+        return self.broker.agent(name)
 
 
 async def read_ask(request: Request) -> AskRequest:
@@ -56,14 +57,6 @@ async def wait_disconnect(request: Request) -> None:
             return
 
 
-def check_session(session: str) -> None:
-    if not SESSION_PATTERN.fullmatch(session):
-        raise InvalidRequest([Problem(
-            loc="session",
-            msg="Use a session key of 1-128 letters, digits or . _ : @ - characters.",
-        )])
-
-
 def restarting(record: QuestionRecord) -> JSONResponse:
     """A graceful stop leaves the question pending; tell the agent how to pick up its result."""
     body = error_body("restarting", [{"loc": "server", "msg": "askbridge is restarting; the "
@@ -71,45 +64,6 @@ def restarting(record: QuestionRecord) -> JSONResponse:
                                       f"{record.id}/result?wait=60 until it answers."}])
     body["id"] = record.id
     return JSONResponse(body, status_code=503, headers={"Retry-After": "1"})
-
-
-Outcome = Literal["ended", "restarting", "client_disconnected"]
-
-
-async def first_outcome(request: Request, broker: Broker, record: QuestionRecord,
-                        ) -> tuple[Outcome, QuestionRecord]:
-    """Wait for the question to end, the server to drain or the client to leave, whichever
-    comes first (an ending that raced a departure still counts as the ending).
-
-    The wait for the end is this request's own await, not a task of its own: the step that
-    wakes it writes the answer, so nothing the resolver does next runs before it."""
-    why: list[Outcome] = []
-    deadline = asyncio.timeout(None)
-
-    async def interrupt(outcome: Outcome, happened: Awaitable[object]) -> None:
-        await happened
-        why.append(outcome)
-        deadline.reschedule(asyncio.get_running_loop().time())
-
-    watchers = [asyncio.create_task(interrupt("restarting", broker.draining.wait())),
-                asyncio.create_task(interrupt("client_disconnected", wait_disconnect(request)))]
-    try:
-        async with deadline:
-            return "ended", await broker.wait(record.id, None)
-    except TimeoutError:
-        now = await broker.get(record.id)
-        return ("ended", now) if not now.pending else (why[0], record)
-    finally:
-        for task in watchers:
-            task.cancel()
-
-
-async def abandon(broker: Broker, record: QuestionRecord, reason: str) -> QuestionRecord:
-    """The waiting agent is gone: cancel its question (an answer that won stays) and say so in
-    one line; a departing client is normal, not an error."""
-    final = await broker.cancel(record.id)
-    log.info("ask_abandoned", question_id=record.id, reason=reason, status=final.status)
-    return final
 
 
 def result_json(record: QuestionRecord) -> dict[str, Any]:
@@ -187,12 +141,12 @@ def query(request: Request, name: str, kind: type[Any], default: Any) -> Any:
                              ) from None
 
 
-def build_routes(broker: Broker, auth: Auth) -> Routes:
+def build_routes(broker: Broker, reads: Reads, auth: Auth) -> Routes:
     routes = Routes("/v1", ["agents"])
 
     async def own(request: Request, question_id: str) -> QuestionRecord:
         agent = auth.agent(request)
-        record = await broker.reads.record(QuestionId(question_id))
+        record = await reads.record(QuestionId(question_id))
         if record is None or record.agent != agent.name:
             raise NotFound(f"There is no question {question_id!r} for this agent.")
         return record
@@ -204,18 +158,11 @@ def build_routes(broker: Broker, auth: Auth) -> Routes:
                 summary="Ask and block until the person answers or the question ends")
     async def ask(request: Request, session: str) -> JSONResponse:
         agent = auth.agent(request)
-        check_session(session)
-        record = await broker.ask(agent.name, session, await read_ask(request))
-        try:
-            outcome, final = await first_outcome(request, broker, record)
-        except asyncio.CancelledError:  # the server itself ended the request
-            if not broker.draining.is_set():
-                await asyncio.shield(abandon(broker, record, "request_cancelled"))
-            raise
+        key = session_key(session)
+        outcome, final = await ask_and_wait(broker, agent.name, key, await read_ask(request),
+                                            lambda: wait_disconnect(request))
         if outcome == "restarting":
-            return restarting(record)
-        if outcome == "client_disconnected":
-            final = await abandon(broker, record, outcome)
+            return restarting(final)
         return JSONResponse(result_json(final))
 
     @routes.add("POST", "/sessions/{session}/questions", operation_id="create_question",
@@ -225,8 +172,8 @@ def build_routes(broker: Broker, auth: Auth) -> Routes:
                 summary="Ask without blocking; poll the result")
     async def create(request: Request, session: str) -> JSONResponse:
         agent = auth.agent(request)
-        check_session(session)
-        record = await broker.ask(agent.name, session, await read_ask(request), waiting=False)
+        record = await broker.ask(agent.name, session_key(session), await read_ask(request),
+                                  waiting=False)
         return JSONResponse({"id": record.id, "status": record.status,
                              "expiresAt": iso(record.expires_at)}, status_code=202)
 
@@ -235,7 +182,7 @@ def build_routes(broker: Broker, auth: Auth) -> Routes:
                 responses=responses({200: ("QuestionRecord", "The record")}, (401, 404)))
     async def get(request: Request, question_id: str) -> JSONResponse:
         record = await own(request, question_id)
-        return JSONResponse(await broker.reads.view_of(record))
+        return JSONResponse(await reads.view_of(record))
 
     @routes.add("GET", "/questions/{question_id}/result", operation_id="get_result",
                 summary="Long-poll for the result",
@@ -262,8 +209,7 @@ def build_routes(broker: Broker, auth: Auth) -> Routes:
                 responses=responses({200: ("Timeline", "Newest first")}, (401, 422)))
     async def timeline(request: Request, session: str, limit: int = 100) -> JSONResponse:
         agent = auth.agent(request)
-        check_session(session)
-        items = await broker.reads.timeline_view(AgentName(agent.name), SessionKey(session),
+        items = await reads.timeline_view(AgentName(agent.name), session_key(session),
                                                  max(1, min(limit, 1000)))
         return JSONResponse({"session": session, "questions": items})
 

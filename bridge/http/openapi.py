@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
 from starlette.routing import BaseRoute
 
-from bridge.contract import DESCRIPTION_MAX, ID_PATTERN, LABEL_MAX, QUESTION_MAX, AskRequest
-from bridge.labels import NOT_SPACE, SPACE, VISIBLE
-from bridge.version import package_version
-
-SESSION_PATTERN = re.compile(r"^[A-Za-z0-9._:@-]{1,128}$")
+from bridge.model.contract import DESCRIPTION_MAX, ID_PATTERN, LABEL_MAX, QUESTION_MAX, AskRequest
+from bridge.model.labels import NOT_SPACE, SPACE, VISIBLE
+from bridge.model.validation import SESSION_PATTERN
+from bridge.runtime.version import package_version
 
 REF = "#/components/schemas/"
 BEARER: list[dict[str, list[str]]] = [{"bearer": []}]

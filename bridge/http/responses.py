@@ -7,7 +7,7 @@ from typing import Any
 
 from starlette.responses import JSONResponse
 
-from bridge.errors import CODES, BridgeError, error_body
+from bridge.model.errors import CODES, BridgeError, error_body
 
 
 def error_response(status: int, msg: str = "", loc: str = "body", *, code: str | None = None,

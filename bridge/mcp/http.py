@@ -12,7 +12,7 @@ import contextvars
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anyio
 import structlog
@@ -24,17 +24,17 @@ from mcp.types import PARSE_ERROR
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from bridge.contract import AskResult
-from bridge.errors import BridgeError, Unauthorized
+from bridge.core.blocking_ask import ask_and_wait
+from bridge.core.broker import Broker
 from bridge.http.bodies import reread
 from bridge.http.responses import refusal
 from bridge.mcp.sessions import AgentSessions
 from bridge.mcp.tool import AskFailure, Progress, build_server, with_progress
-from bridge.security import bearer, match_token
-from bridge.validation import parse_ask_request
-
-if TYPE_CHECKING:
-    from bridge.composition import Bridge
+from bridge.model.contract import AskRequest, AskResult
+from bridge.model.errors import BridgeError, Unauthorized
+from bridge.model.ids import SessionKey
+from bridge.model.validation import parse_ask_request, session_key
+from bridge.runtime.security import bearer, match_token
 
 PROGRESS_SECONDS = 10.0
 GRACE_SECONDS = 10.0
@@ -48,48 +48,34 @@ _current: contextvars.ContextVar[tuple[str, str]] = contextvars.ContextVar("askb
 class BrokerAsker:
     """Asks in-process for the agent that made the HTTP request."""
 
-    def __init__(self, bridge: Bridge, agent: str, session: str, interval: float,
+    def __init__(self, broker: Broker, agent: str, session: str, interval: float,
                  grace: float = GRACE_SECONDS) -> None:
-        self.bridge = bridge
+        self.broker = broker
         self.agent = agent
         self.session = session
         self.interval = interval
         self.grace = grace
 
     async def may_ask(self) -> bool:
-        return self.bridge.broker.surfaces.agent(self.agent).role == "main"
+        return self.broker.agent(self.agent).role == "main"
 
     async def ask(self, arguments: dict[str, Any], progress: Progress) -> AskResult:
         request = parse_ask_request(arguments)
-        broker = self.bridge.broker
+        session = session_key(self.session)  # a bad header is the same refusal as over /v1
+        waiting = self._result(session, request)
+        return await with_progress(waiting, progress, self.interval, request.timeout_seconds)
+
+    async def _result(self, session: SessionKey, request: AskRequest) -> AskResult:
         try:
-            record = await broker.ask(self.agent, self.session, request)
+            outcome, final = await ask_and_wait(self.broker, self.agent, session, request,
+                                                self._stream_gone)
         except BridgeError as exc:
             raise AskFailure(str(exc)) from None
-        try:
-            final = await with_progress(self._wait(record.id), progress, self.interval,
-                                        request.timeout_seconds)
-        except asyncio.CancelledError:
-            await asyncio.shield(broker.cancel(record.id))
-            raise
-        return final
-
-    async def _wait(self, question_id: Any) -> AskResult:
-        """The result; cancels the question first if the caller's stream is gone for good."""
-        waiting = asyncio.ensure_future(self.bridge.broker.wait(question_id, None))
-        gone = asyncio.ensure_future(self._stream_gone())
-        try:
-            await asyncio.wait({waiting, gone}, return_when=asyncio.FIRST_COMPLETED)
-            if not waiting.done():
-                log.info("mcp_stream_gone", question_id=question_id, agent=self.agent,
-                         grace_seconds=self.grace)
-                await self.bridge.broker.cancel(question_id)
-            record = await waiting
-        finally:
-            for task in (waiting, gone):
-                task.cancel()
-        assert record.result is not None
-        return record.result
+        if outcome == "restarting":
+            raise AskFailure(f"askbridge is restarting; question {final.id} stays pending. Call "
+                             "ask_user again with the same questions to pick up its result.")
+        assert final.result is not None
+        return final.result
 
     async def _stream_gone(self) -> None:
         """Returns once this call's POST stream has been closed for `grace` seconds.
@@ -123,14 +109,14 @@ _CLIENT_GONE = _ClientGone()
 
 
 def mcp_mount(
-    bridge: Bridge, tokens: dict[str, str], interval: float = PROGRESS_SECONDS,
+    broker: Broker, tokens: dict[str, str], interval: float = PROGRESS_SECONDS,
     grace: float = GRACE_SECONDS, sessions_per_agent: int = 32,
 ) -> tuple[ASGIApp, Callable[[Any], AbstractAsyncContextManager[None]]]:
     """The /mcp ASGI app and the lifespan that runs its session manager."""
 
     def asker_for() -> BrokerAsker:
         agent, session = _current.get()
-        return BrokerAsker(bridge, agent, session, interval, grace)
+        return BrokerAsker(broker, agent, session, interval, grace)
 
     sdk_log = logging.getLogger("mcp.server.streamable_http")
     if _CLIENT_GONE not in sdk_log.filters:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 if TYPE_CHECKING:
-    from bridge.composition import Bridge
+    from bridge.core.broker import Broker
 
 
 class LazyMcp:
@@ -21,9 +21,10 @@ class LazyMcp:
     the server keeps answering meanwhile; the SDK's session manager then runs in a task of its
     own until the server stops."""
 
-    def __init__(self, bridge: Bridge, tokens: dict[str, str]) -> None:
-        self.bridge = bridge
+    def __init__(self, broker: Broker, tokens: dict[str, str], sessions_per_agent: int = 32) -> None:
+        self.broker = broker
         self.tokens = tokens
+        self.sessions_per_agent = sessions_per_agent
         self._app: asyncio.Future[ASGIApp] | None = None
         self._runner: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
@@ -38,9 +39,8 @@ class LazyMcp:
     async def _run(self, ready: asyncio.Future[ASGIApp]) -> None:
         try:
             http = await asyncio.to_thread(importlib.import_module, "bridge.mcp.http")
-            app, lifespan = http.mcp_mount(
-                self.bridge, self.tokens,
-                sessions_per_agent=self.bridge.config.mcp.sessions_per_agent)
+            app, lifespan = http.mcp_mount(self.broker, self.tokens,
+                                           sessions_per_agent=self.sessions_per_agent)
             async with lifespan(None):
                 ready.set_result(app)
                 await self._stop.wait()

@@ -13,10 +13,10 @@ import anyio
 import httpx
 from mcp.server.stdio import stdio_server
 
-from bridge.client import AskClient, AskError, unreachable
-from bridge.contract import AskResult
+from bridge.agent.client import AskClient, AskError, unreachable
 from bridge.mcp.tool import AskFailure, Progress, build_server, with_progress
-from bridge.validation import InvalidRequest, Problem, parse_ask_request
+from bridge.model.contract import AskResult
+from bridge.model.validation import InvalidRequest, Problem, parse_ask_request
 
 
 class HttpAsker:

@@ -10,11 +10,11 @@ from typing import Any, Protocol
 import mcp.types as mt
 from mcp.server.lowlevel import Server
 
-from bridge.contract import AskResult, tool_input_schema
-from bridge.errors import error_body
-from bridge.i18n import tr
-from bridge.validation import InvalidRequest, Problem
-from bridge.version import package_version
+from bridge.model.contract import AskResult, tool_input_schema
+from bridge.model.errors import error_body
+from bridge.model.validation import InvalidRequest, Problem
+from bridge.runtime.version import package_version
+from bridge.text.i18n import tr
 
 TOOL_NAME = "ask_user"
 GUIDANCE = (

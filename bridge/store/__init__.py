@@ -11,13 +11,13 @@ from bridge.store.records import (
     iso,
     now_ms,
 )
-from bridge.store.sqlite import SqliteStore
+from bridge.store.sqlite_store import SqliteStore
 
 
 def open_store(path: str | None = None, url: str | None = None) -> Store:
     """The configured backend: PostgreSQL when `url` is set, else SQLite at `path`."""
     if url:
-        from bridge.store.postgres import PostgresStore
+        from bridge.store.postgres_store import PostgresStore
 
         return PostgresStore(url)
     return SqliteStore(path or ".askbridge/askbridge.db")

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal, Protocol
 
-from bridge.contract import AskRequest, AskResult, NoAnswerReason
-from bridge.ids import AgentName, MessageRef, QuestionId, SessionKey, SurfaceId, UserRef
+from bridge.model.contract import AskRequest, AskResult, NoAnswerReason
+from bridge.model.ids import AgentName, MessageRef, QuestionId, SessionKey, SurfaceId, UserRef
 
 Status = Literal["pending", "answered", "no_answer"]
 DeliveryState = Literal["sending", "delivered", "failed"]

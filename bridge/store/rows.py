@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from bridge.contract import AskRequest, AskResult
-from bridge.ids import AgentName, MessageRef, QuestionId, SessionKey, SurfaceId, UserRef
+from bridge.model.contract import AskRequest, AskResult
+from bridge.model.ids import AgentName, MessageRef, QuestionId, SessionKey, SurfaceId, UserRef
 from bridge.store.records import AnsweredBy, DeliveryRecord, QuestionRecord
 from bridge.store.writes import QUESTION_COLUMNS, Row
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from bridge.ids import MessageRef, QuestionId, SurfaceId
+from bridge.model.ids import MessageRef, QuestionId, SurfaceId
 from bridge.store.records import (
     DeliveryState,
     QuestionRecord,

@@ -22,10 +22,10 @@ from urllib.parse import quote
 import pytest
 from starlette.routing import BaseRoute
 
-from bridge import Adapter, BridgeConfig, Capabilities, DeliveryError, Routed, SurfaceId
-from bridge.client import AskClient
-from bridge.rendering import build_prompt
-from bridge.surfaces import asked
+from bridge import Adapter, BridgeConfig, ButtonsLayout, Capabilities, DeliveryError, Routed, SurfaceId
+from bridge.agent.client import AskClient
+from bridge.core.surfaces import asked
+from bridge.text.rendering import build_prompt
 from tests.adapters.drivers import Driver, driver
 from tests.adapters.webhook.flows import CHECKS, DEPLOY, post_reply
 from tests.fakes.discord import FakeDiscord
@@ -226,8 +226,9 @@ async def test_adapter_contract(platform: str, locale: str, tmp_path: Path) -> N
             assert record is not None
             prompt = build_prompt(asked(record), caps.buttons, r.bridge.broker.surfaces.locale_for(
                 record.agent, SurfaceId(rig.surface)))
-            assert (prompt.buttons is not None) == caps.buttons and prompt.locale == locale
-            check_words([prompt.text, *(b.label for b in prompt.buttons or ())], locale,
+            buttons = prompt.layout.buttons if isinstance(prompt.layout, ButtonsLayout) else None
+            assert (buttons is not None) == caps.buttons and prompt.locale == locale
+            check_words([prompt.text, *(b.label for b in buttons or ())], locale,
                         "expires", "kedaluwarsa")
             if rig.platform != "web":  # the page writes its own words (tests/adapters/web)
                 check_words(visible(rig.shown()), locale, "skip", "lewati")
@@ -494,7 +495,7 @@ async def test_native_largest_prompt_fits_the_platform(platform: str, tmp_path: 
         assert record is not None
         prompt = build_prompt(asked(record), r.bridge.adapters[platform].capabilities(
             SurfaceId(person.surface)))
-        assert prompt.native is not None
+        assert prompt.layout.kind == "native"
         sent = {"telegram": lambda: person.fake.calls_of("sendMessage"),  # type: ignore[attr-defined]
                 "discord": lambda: person.fake.posts,  # type: ignore[attr-defined]
                 "slack": lambda: person.fake.called("chat.postMessage")}[platform]()  # type: ignore[attr-defined]

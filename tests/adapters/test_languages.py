@@ -15,10 +15,10 @@ from adapters.telegram.render import free_text_request
 from adapters.telegram.render import prompt as telegram_prompt
 from adapters.webhook import render as webhook_render
 from bridge import Finalization, Prompt, QuestionId, SurfaceId
-from bridge.rendering import build_prompt
+from bridge.core.surfaces import asked
+from bridge.model.validation import parse_ask_request
 from bridge.store.records import QuestionRecord, now_ms
-from bridge.surfaces import asked
-from bridge.validation import parse_ask_request
+from bridge.text.rendering import build_prompt
 from tests.adapters.webhook.flows import CHECKS, DEPLOY
 
 
@@ -52,10 +52,10 @@ def test_telegram_free_text_ask_and_expiry() -> None:
     assert "Expires at" in telegram_prompt(prompt("en"))[-1][0]
 
 
-def test_discord_text_prompt_keeps_everything_but_the_expiry_line() -> None:
+def test_discord_text_prompt_shows_the_expiry_line_once() -> None:
     shown = discord_prompt(prompt("id", {"questions": [CHECKS]}, buttons=False))
     content = shown[-1]["content"]
-    assert "Kedaluwarsa <t:" in content and "Kedaluwarsa pukul" not in content
+    assert content.count("Kedaluwarsa pukul") == 1 and content.endswith("menit).")
     assert 'Balas "lewati"' in content
 
 

@@ -1,4 +1,4 @@
-"""A broker and an inbox composed as bridge/composition.py composes them: real store, real webhook adapter."""
+"""A broker and a receiver composed as the composition root composes them: real store, webhook adapter."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from typing import Any
 
 from adapters.webhook import plugin as webhook
 from bridge import AskRequest, QuestionId, SurfaceId, UserRef, parse_ask_request
-from bridge.broker import Broker
-from bridge.composition import make_adapters, make_store
-from bridge.config import parse_config
-from bridge.inbox import Inbox
+from bridge.core.broker import Broker
+from bridge.core.receiver import Receiver
+from bridge.runtime.config import parse_config
+from bridge.server.composition import compose, make_adapters, make_store
 from bridge.store.records import now_ms
 from tests.fakes.gateway import Gateway
 from tests.harness import WEBHOOK_SECRET
@@ -42,7 +42,7 @@ class Core:
     """The broker, the inbox the adapters call, and the fake gateway the `sms` channel posts to."""
 
     broker: Broker
-    inbox: Inbox
+    inbox: Receiver
     gateway: Gateway
     db: Path
 
@@ -73,12 +73,12 @@ async def started(tmp: Path, gateway: Gateway) -> AsyncIterator[Core]:
     })
     store = make_store(config)
     adapters = make_adapters(config, ENV, [webhook], store)
-    broker = Broker(store, adapters, {a.name: a for a in config.agents})
-    inbox = Inbox(broker)
+    core = compose(store, adapters, config.agents)
+    broker, inbox = core.broker, core.receiver
     await store.open()
     try:
         for adapter in adapters.values():
-            await adapter.start(inbox, broker.reads)
+            await adapter.start(inbox, core.reads)
         await broker.start()
     except BaseException:
         await store.close()  # its worker thread would keep the test process alive

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from bridge import SIGNATURE_HEADER, sign
-from bridge.config import parse_config
+from bridge.runtime.config import parse_config
 from tests.fakes.gateway import Gateway
 from tests.harness import WEBHOOK_SECRET, make_config
 

@@ -260,8 +260,8 @@ def test_trimmed_text_patterns_match_what_the_contract_accepts() -> None:
     64 characters with spaces around passes, 65 does not, blank does not."""
     import re
 
-    from bridge.contract import LABEL_MAX
     from bridge.http.openapi import request_schemas
+    from bridge.model.contract import LABEL_MAX
 
     pattern = re.compile(request_schemas()["Option"]["properties"]["label"]["pattern"])
     assert pattern.search("  " + "a" * LABEL_MAX + "\n ")
@@ -283,7 +283,7 @@ def test_the_schema_and_the_contract_agree_on_spaces_and_control_characters() ->
     import jsonschema_rs  # Rust's regex: `\s` as in most JSON Schema tools, not as Python's
 
     from bridge.http.openapi import request_schemas
-    from bridge.validation import InvalidRequest, parse_ask_request
+    from bridge.model.validation import InvalidRequest, parse_ask_request
 
     defs = request_schemas()
     for field, make in (

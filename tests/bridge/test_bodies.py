@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from bridge.http.bodies import HUGE, MAX_DEPTH, MAX_DIGITS, BadJson, depth, parse_json, reread
+from bridge.http.bodies import reread
+from bridge.model.json_input import HUGE, MAX_DEPTH, MAX_DIGITS, BadJson, depth, parse_json
 
 
 def test_depth_ignores_brackets_inside_strings_and_escapes() -> None:

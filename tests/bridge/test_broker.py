@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from bridge import QuestionId, TextReceived
-from bridge.errors import Conflict, Forbidden, NotFound
-from bridge.outbound import CALLS_PER_PLATFORM, SENDERS_PER_PLATFORM
+from bridge.core.outbound import CALLS_PER_PLATFORM, SENDERS_PER_PLATFORM
+from bridge.model.errors import Conflict, Forbidden, NotFound
 from bridge.store.records import DeliveryRecord
 from tests.bridge.core import DEPLOY, PAGER, PERSON, SMS, Core, request, started
 from tests.fakes.gateway import gateway

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bridge import Parsed, parse_reply
-from bridge.validation import parse_ask_request
+from bridge.model.validation import parse_ask_request
 from tests.adapters.webhook.flows import DEPLOY, post_reply
 from tests.harness import make_config, running, until
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bridge.http.serve import GC_YOUNG, settle_gc
+from bridge.server.serve import GC_YOUNG, settle_gc
 from tests.harness import clean_env, free_port, until
 
 ASKBRIDGE = [sys.executable, "-m", "bridge"]
@@ -128,7 +128,7 @@ async def test_doctor_and_bad_config(tmp_path: Path) -> None:
 
 
 async def test_blocking_ask_rides_through_a_graceful_restart(tmp_path: Path) -> None:
-    from bridge.client import AskClient
+    from bridge.agent.client import AskClient
 
     port = free_port()
     url = f"http://127.0.0.1:{port}"
@@ -159,8 +159,8 @@ async def _listed(url: str, token: str) -> bool:
 
 
 def test_version_and_help_for_every_option() -> None:
-    from bridge.cli import parser
-    from bridge.version import package_version
+    from bridge.cli.command import parser
+    from bridge.runtime.version import package_version
 
     root = parser()
     subs = next(a for a in root._actions if isinstance(a, argparse._SubParsersAction))
@@ -220,8 +220,8 @@ async def test_serve_with_config_prints_a_banner(tmp_path: Path) -> None:
 
 
 def test_the_welcome_shows_the_secrets_only_on_a_terminal(tmp_path: Path) -> None:
-    from bridge.cli import _welcome
-    from bridge.config import embedded_defaults
+    from bridge.cli.command import _welcome
+    from bridge.runtime.config import embedded_defaults
 
     config = embedded_defaults(str(tmp_path / "data"))
     env = {"ASKBRIDGE_TOKEN": "agenttok", "ASKBRIDGE_WEB_TOKEN": "webtok"}
@@ -246,8 +246,8 @@ async def test_a_store_path_of_its_own_is_private_too(tmp_path: Path) -> None:
 
 
 def test_the_banner_shows_the_login_link_on_a_terminal(tmp_path: Path) -> None:
-    from bridge.cli import _banner
-    from bridge.config import parse_config
+    from bridge.cli.command import _banner
+    from bridge.runtime.config import parse_config
 
     config = parse_config({"agents": [{"name": "bot", "token_env": "B"}]})
     env = {"ASKBRIDGE_WEB_TOKEN": "webtok"}
@@ -256,7 +256,7 @@ def test_the_banner_shows_the_login_link_on_a_terminal(tmp_path: Path) -> None:
 
 
 async def test_status_and_cancel_by_id(tmp_path: Path) -> None:
-    from bridge.client import AskClient
+    from bridge.agent.client import AskClient
 
     port = free_port()
     url = f"http://127.0.0.1:{port}"
@@ -277,7 +277,7 @@ async def test_status_and_cancel_by_id(tmp_path: Path) -> None:
 
 
 async def test_ctrl_c_on_a_waiting_ask_cancels_its_question(tmp_path: Path) -> None:
-    from bridge.client import AskClient
+    from bridge.agent.client import AskClient
 
     port = free_port()
     url = f"http://127.0.0.1:{port}"

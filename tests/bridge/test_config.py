@@ -5,9 +5,9 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from bridge.composition import make_adapters
-from bridge.config import parse_config
-from bridge.types import AdapterContext, AdapterPlugin
+from bridge.model.adapter import AdapterContext, AdapterPlugin
+from bridge.runtime.config import parse_config
+from bridge.server.composition import make_adapters
 from tests.example import EXAMPLE, uncommented
 
 
@@ -26,13 +26,13 @@ def test_the_example_parses_and_builds_every_adapter() -> None:
 
 
 def _plugins() -> list[AdapterPlugin]:
-    from bridge.plugins import discover
+    from bridge.runtime.plugins import discover
 
     return discover()
 
 
 async def test_adapters_get_their_own_state_in_the_store(tmp_path: Path) -> None:
-    from bridge.composition import Bridge
+    from bridge.server.composition import Bridge
 
     config = parse_config({"data_dir": str(tmp_path), "agents": [
         {"name": "a", "token_env": "T", "surfaces": ["web"]}]})
@@ -54,7 +54,7 @@ async def test_adapters_get_their_own_state_in_the_store(tmp_path: Path) -> None
         await built.store.close()
 def test_the_example_as_shipped_has_no_live_placeholder() -> None:
     """Copied as is, the example must not send every prompt to an example host."""
-    from bridge.doctor import placeholders
+    from bridge.cli.doctor import placeholders
 
     shipped = parse_config(tomllib.loads(EXAMPLE.read_text()))
     assert placeholders(shipped) == []

@@ -13,7 +13,13 @@ from pathlib import Path
 import httpx
 from structlog.testing import capture_logs
 
-from bridge.http.connections import Guard, connection_cap, descriptor_reserve
+from bridge.server.connections import (
+    OWN_DESCRIPTORS,
+    Guard,
+    accept_burst,
+    connection_cap,
+    descriptor_reserve,
+)
 from tests.harness import clean_env, free_port, make_config, running, until
 from tests.reliability.server import ASKBRIDGE, SECRETS, to_toml
 
@@ -91,10 +97,12 @@ def test_running_out_of_descriptors_is_one_warning_a_minute() -> None:
     assert [e["event"] for e in said] == ["out_of_file_descriptors"]
 
 
-def test_the_cap_keeps_a_reserve_below_the_descriptor_limit() -> None:
+def test_the_cap_and_the_accept_burst_fit_in_the_descriptor_limit() -> None:
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-    assert connection_cap(10**9) == soft - descriptor_reserve(soft)
+    cap = connection_cap(10**9)
+    assert cap == soft - descriptor_reserve(soft)
     assert connection_cap(5) == 5
+    assert cap + 3 * accept_burst(cap) + OWN_DESCRIPTORS <= soft
 
 
 async def test_under_ulimit_256_with_300_slow_sockets_healthz_answers(tmp_path: Path) -> None:

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bridge.contract import AskResult
-from bridge.validation import InvalidRequest, parse_ask_request
+from bridge.model.contract import AskResult
+from bridge.model.validation import InvalidRequest, parse_ask_request
 
 
 def base() -> dict[str, Any]:

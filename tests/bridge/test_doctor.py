@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bridge.config import ConfigError, load_config
-from bridge.doctor import run_doctor
+from bridge.cli.doctor import run_doctor
+from bridge.runtime.config import ConfigError, load_config
 from tests.harness import free_port
 
 AGENT = '[[agents]]\nname = "a"\ntoken_env = "DOC_AGENT_TOKEN"\nsurfaces = ["web"]\n'

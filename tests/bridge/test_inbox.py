@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bridge import AnswerSubmitted, ButtonPressed, QuestionId, TextReceived, UserRef
+from bridge import AnswerSubmitted, ButtonPressed, QuestionId, StepChanged, TextReceived, UserRef
 from bridge.store.records import QuestionRecord
 from tests.bridge.core import BOTH, DEPLOY, PERSON, SMS, Core, request
 from tests.harness import until
@@ -139,3 +139,16 @@ async def test_text_with_nothing_pending_is_left_alone_and_an_unknown_tap_told_i
     unknown = await core.inbox.button_pressed(
         ButtonPressed(SMS, PERSON, QuestionId("q_nope"), 0, authorized=True))
     assert unknown.ended and unknown.text == "This question has already ended."
+
+
+async def test_a_step_change_shows_the_prompt_only_to_an_answerer_while_open(core: Core) -> None:
+    record = await asked(core, BOTH)
+    shown = await core.inbox.step_changed(StepChanged(SMS, PERSON, record.id, 1, authorized=True))
+    assert shown.accepted and shown.prompt is not None and shown.prompt.question_id == record.id
+    refused = await core.inbox.step_changed(
+        StepChanged(SMS, STRANGER, record.id, 1, authorized=False))
+    assert not refused.accepted and refused.prompt is None
+    assert refused.text == "Sorry, only the person this question is for can answer it."
+    await core.broker.cancel(record.id)
+    late = await core.inbox.step_changed(StepChanged(SMS, PERSON, record.id, 0, authorized=True))
+    assert late.ended and late.text == "This question has already ended."

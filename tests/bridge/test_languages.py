@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from bridge.config import ConfigError, parse_config
-from bridge.contract import AskRequest, AskResult, Question
-from bridge.i18n import LOCALES, negotiate, time_of_day, tr, translations
-from bridge.i18n.catalogs import ROOT, Found, _python, extract, gaps, translated_locales, web_messages
-from bridge.parsing import Parsed, Skip, parse_reply
-from bridge.rendering import expiry_line, prompt_text, status_line
+from bridge.model.contract import AskRequest, AskResult, Question
+from bridge.runtime.config import ConfigError, parse_config
+from bridge.text.i18n import LOCALES, negotiate, time_of_day, tr, translations
+from bridge.text.i18n.catalogs import ROOT, Found, _python, extract, gaps, translated_locales, web_messages
+from bridge.text.parsing import Parsed, Skip, parse_reply
+from bridge.text.rendering import expiry_line, prompt_text, status_line
 
 
 def questions(*specs: dict[str, Any]) -> list[Question]:
@@ -33,7 +33,7 @@ CHECKS = {"id": "checks", "header": "Checks", "question": "Which checks?", "mult
 
 
 def test_every_message_is_translated_in_every_locale() -> None:
-    """Fails naming each message a catalog lacks; `python -m bridge.i18n update` adds them."""
+    """Fails naming each message a catalog lacks; `python -m bridge.text.i18n update` adds them."""
     found = extract()
     assert not found.problems
     assert len(found.messages) > 50, "the extractor found askbridge's messages"
@@ -58,7 +58,7 @@ def _fields(text: str) -> list[str]:
 
 def test_extractor_sees_python_web_and_html_messages() -> None:
     found = extract()
-    assert "Other…" in found.messages  # N_ constant in bridge/rendering.py
+    assert "Other…" in found.messages  # N_ constant in bridge/text/rendering.py
     assert "Your questions" in found.messages  # adapters/webhook/render.py
     assert "Submit" in web_messages() and "Sessions" in web_messages()  # panel.js, index.html
 
@@ -76,7 +76,7 @@ def test_extractor_refuses_messages_it_cannot_read(tmp_path: Path) -> None:
 
 
 def test_check_command_passes_and_says_so() -> None:
-    done = subprocess.run([sys.executable, "-m", "bridge.i18n", "check"], capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "bridge.text.i18n", "check"], capture_output=True,
                           text=True, cwd=ROOT, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "every one translated" in done.stdout
@@ -173,8 +173,8 @@ def test_agent_locale_defaults_to_english_and_refuses_unknown_ones() -> None:
 
 
 def test_platform_sections_refuse_unknown_locales() -> None:
-    from bridge.composition import make_adapters
-    from bridge.plugins import discover
+    from bridge.runtime.plugins import discover
+    from bridge.server.composition import make_adapters
 
     with pytest.raises(ConfigError, match=r"\[web\] has problems: locale: .*en, id"):
         make_adapters(parse_config(_config(web={"locale": "de"})),
@@ -217,7 +217,7 @@ async def test_a_channels_locale_wins_over_the_agents(tmp_path: Path) -> None:
 
 
 def test_native_controls_are_written_in_the_prompts_locale() -> None:
-    from bridge.rendering import native_controls
+    from bridge.text.rendering import native_controls
 
     english = native_controls("en")
     indonesian = native_controls("id")

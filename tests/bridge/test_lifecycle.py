@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from bridge.ids import QuestionId
+from bridge.model.ids import QuestionId
 from bridge.store import SqliteStore, now_ms
 from tests.adapters.webhook.flows import DEPLOY, gateway_config, post_reply
 from tests.fakes.gateway import gateway
@@ -88,8 +88,8 @@ async def test_answer_and_cancel_racing_end_in_one_state(tmp_path: Path) -> None
 
 async def test_an_edit_claimed_by_a_process_that_died_is_made_at_the_next_start(
         tmp_path: Path) -> None:
-    from bridge.contract import AskResult
-    from bridge.ids import SurfaceId
+    from bridge.model.contract import AskResult
+    from bridge.model.ids import SurfaceId
     from bridge.store import Resolution
 
     async with gateway(WEBHOOK_SECRET) as gw:

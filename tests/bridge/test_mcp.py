@@ -161,7 +161,7 @@ async def test_http_mcp_cancelled_request_cancels_the_question(tmp_path: Path) -
 
 
 async def test_server_info_names_askbridge_and_its_version(tmp_path: Path) -> None:
-    from bridge.version import package_version
+    from bridge.runtime.version import package_version
 
     async with running(make_config(tmp_path)) as r, http_client(r, AGENT_TOKEN) as client:
         async with streamable_http_client(f"{r.url}/mcp", http_client=client) as (read, write, _):

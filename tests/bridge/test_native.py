@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from bridge.ids import AgentName, QuestionId, SessionKey
-from bridge.prompts import Capabilities
-from bridge.rendering import build_prompt
-from bridge.selections import ordered, selected
+from bridge import ButtonsLayout, NativePrompt, TextLayout
+from bridge.core.native_taps import ordered, selected
+from bridge.core.surfaces import asked
+from bridge.model.ids import AgentName, QuestionId, SessionKey
+from bridge.model.prompt import Capabilities
+from bridge.model.validation import parse_ask_request
 from bridge.store.records import QuestionRecord
-from bridge.surfaces import asked
-from bridge.validation import parse_ask_request
+from bridge.text.rendering import build_prompt
 
 ZONES: dict[str, Any] = {"id": "zones", "header": "Zones", "question": "Which zones?", "multiSelect": True,
          "options": [{"label": z} for z in ("North", "South", "East", "West")]}
@@ -28,18 +29,17 @@ def record(*questions: dict[str, object]) -> QuestionRecord:
 def test_one_single_select_question_keeps_its_buttons_everywhere() -> None:
     for caps in (ALL, Capabilities(buttons=True), True):
         prompt = build_prompt(asked(record(ENV)), caps)
-        assert prompt.native is None
-        assert prompt.buttons is not None
-        assert [b.label for b in prompt.buttons] == ["Staging", "Production", "Other…", "Skip"]
+        assert isinstance(prompt.layout, ButtonsLayout) and prompt.layout.kind == "buttons"
+        assert [b.label for b in prompt.layout.buttons] == ["Staging", "Production", "Other…", "Skip"]
 
 
 def test_native_all_gives_multiselect_and_several_questions_taps() -> None:
     prompt = build_prompt(asked(record(ENV, ZONES)), ALL, partial={"zones": ["South", "North"], "env": ["x"]})
-    assert prompt.buttons is None and prompt.native is not None
-    env, zones = prompt.native.questions
+    assert isinstance(prompt.layout, NativePrompt) and prompt.layout.kind == "native"
+    env, zones = prompt.layout.questions
     assert zones.multi_select and zones.chosen == (0, 1) and not zones.free_text
     assert env.chosen == () and env.free_text and env.answered
-    assert prompt.native.controls.submit == "Submit" and prompt.native.controls.done == "Done"
+    assert prompt.layout.controls.submit == "Submit" and prompt.layout.controls.done == "Done"
     assert "1) Staging" in prompt.text, "the numbered text is always there for text replies"
 
 
@@ -48,13 +48,13 @@ def test_native_single_and_text_surfaces_get_numbered_text() -> None:
     for caps in (single, Capabilities(), False):
         for questions in ((ZONES,), (ENV, ZONES), (ENV, ENV | {"id": "env2"})):
             prompt = build_prompt(asked(record(*questions)), caps)
-            assert prompt.native is None and prompt.buttons is None
+            assert prompt.layout == TextLayout()
 
 
 def test_several_single_selects_need_only_native_several() -> None:
     caps = Capabilities(buttons=True, native_several=True)
-    assert build_prompt(asked(record(ENV, ENV | {"id": "env2"})), caps).native is not None
-    assert build_prompt(asked(record(ENV, ZONES)), caps).native is None  # no toggles on this surface
+    assert build_prompt(asked(record(ENV, ENV | {"id": "env2"})), caps).layout.kind == "native"
+    assert build_prompt(asked(record(ENV, ZONES)), caps).layout.kind == "text"  # no toggles here
 
 
 def test_toggles_flip_and_keep_option_order() -> None:

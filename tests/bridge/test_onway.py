@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from bridge.onway import on_its_way
+from bridge.core.onway import on_its_way
 
 
 async def test_the_callback_comes_at_the_first_wait_on_a_future_not_at_a_checkpoint() -> None:

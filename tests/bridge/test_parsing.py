@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bridge.contract import AskRequest, Question
-from bridge.parsing import Parsed, Skip, parse_reply
+from bridge.model.contract import AskRequest, Question
+from bridge.text.parsing import Parsed, Skip, parse_reply
 
 
 def questions(*specs: dict[str, Any]) -> list[Question]:

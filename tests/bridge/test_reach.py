@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from bridge import SIGNATURE_HEADER
-from bridge.config import ConfigError, parse_config
-from bridge.events import EventHooks
-from bridge.ids import QuestionId
-from bridge.reach import Scheduler, plan
+from bridge.core.event_hooks import EventHooks
+from bridge.core.reach import Scheduler, plan
+from bridge.model.ids import QuestionId
+from bridge.runtime.config import ConfigError, parse_config
 from bridge.store import SqliteStore, now_ms
 from bridge.store.records import TimerRecord
 from tests.bridge.reach_support import reach_config, reply, sent
@@ -120,13 +120,13 @@ async def test_nothing_is_sent_after_the_question_ended(tmp_path: Path) -> None:
 
 
 def test_timers_due_at_or_after_the_deadline_are_never_planned(tmp_path: Path) -> None:
-    from bridge.ids import AgentName, QuestionId, SessionKey
+    from bridge.model.ids import AgentName, QuestionId, SessionKey
     from bridge.store import QuestionRecord
 
     config = reach_config(tmp_path, "http://127.0.0.1:9/x", remind_after=[10, 30, 40],
                           escalation=[{"after": 20, "surfaces": ["web"]},
                                       {"after": 30, "surfaces": ["web"]}])
-    from bridge.validation import parse_ask_request
+    from bridge.model.validation import parse_ask_request
 
     record = QuestionRecord(QuestionId("q_x"), AgentName("assistant"), SessionKey("s"),
                             parse_ask_request(DEPLOY), "pending", 0, 30_000)
@@ -149,7 +149,7 @@ def test_reach_settings_are_checked_at_start(tmp_path: Path, agent: dict[str, An
 
 
 def test_a_tier_surface_needs_its_adapter(tmp_path: Path) -> None:
-    from bridge.composition import Bridge
+    from bridge.server.composition import Bridge
     from tests.harness import base_env
 
     config = reach_config(tmp_path, "http://127.0.0.1:9/x", escalation=[
@@ -216,7 +216,7 @@ async def test_event_hooks_survive_a_failing_receiver_and_arrive_signed_once_per
 
 
 def test_event_hooks_need_their_secret(tmp_path: Path) -> None:
-    from bridge.composition import Bridge
+    from bridge.server.composition import Bridge
     from tests.harness import base_env
 
     raw = make_config(tmp_path).model_dump()

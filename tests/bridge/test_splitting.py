@@ -76,7 +76,7 @@ def test_status_room_counts_every_label() -> None:
     question = PromptQuestion("env", "Env", "Where?", (("Staging", None), ("Production", "p")),
                               multi_select=True)
     prompt = Prompt(QuestionId("q_1"), AgentName("a"), SessionKey("s"), (question,),
-                    datetime.now(UTC), "text", "Env", "Where?")
+                    datetime.now(UTC), "text", "Env", "Where?", "Expires soon.")
     assert status_room(prompt) > len("\n\n**Answered: Staging, Production (elsewhere)**")
 
 

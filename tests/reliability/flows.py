@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx
 
-from bridge.security import SIGNATURE_HEADER, sign
+from bridge.runtime.security import SIGNATURE_HEADER, sign
 from tests.harness import WEBHOOK_SECRET
 from tests.reliability.server import gather_limited
 

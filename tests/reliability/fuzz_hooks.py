@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from schemathesis import Case
 from schemathesis.core import NotSet
 
-from bridge.security import SIGNATURE_HEADER, sign
+from bridge.runtime.security import SIGNATURE_HEADER, sign
 
 TOKEN = os.environ.get("FUZZ_AGENT_TOKEN", "")
 SECRET = os.environ.get("FUZZ_WEBHOOK_SECRET", "")

@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 
-from bridge.text import text_faults
+from bridge.model.text_faults import text_faults
 from tests.fakes.gateway import Gateway, gateway
 from tests.harness import AGENT_TOKEN, WEBHOOK_SECRET
 from tests.reliability.figures import Figures

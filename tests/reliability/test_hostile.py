@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 
-from bridge.security import SIGNATURE_HEADER, sign
+from bridge.runtime.security import SIGNATURE_HEADER, sign
 from tests.fakes.slack import signed_headers
 from tests.harness import WEB_TOKEN, WEBHOOK_SECRET, until
 from tests.reliability.figures import Figures

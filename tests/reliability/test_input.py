@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bridge.validation import InvalidRequest, parse_ask_request
+from bridge.model.validation import InvalidRequest, parse_ask_request
 from tests.harness import AGENT_TOKEN, until
 from tests.reliability.figures import Figures
 from tests.reliability.flows import create, delivered, ended, question, record, reply

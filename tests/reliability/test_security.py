@@ -15,8 +15,8 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from adapters.webhook.freshness import TIMESTAMP_HEADER, TIMESTAMPED_HEADER, sign_timestamped
-from bridge import security
-from bridge.security import SIGNATURE_HEADER, sign
+from bridge.runtime import security
+from bridge.runtime.security import SIGNATURE_HEADER, sign
 from tests.harness import AGENT_TOKEN, SUB_TOKEN, WEB_TOKEN, WEBHOOK_SECRET, until
 from tests.reliability.figures import Figures
 from tests.reliability.flows import create, question, record, signed

@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from bridge import SIGNATURE_HEADER, sign
-from bridge.client import AskClient
+from bridge.agent.client import AskClient
 from tests.adapters.telegram.flows import DM, OWNER, deploy, keyboard
 from tests.fakes.telegram import TOKEN, FakeTelegram
 from tests.harness import AGENT_TOKEN, WEBHOOK_SECRET, until

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from bridge.contract import AskResult
-from bridge.ids import AgentName, MessageRef, QuestionId, SessionKey, SurfaceId, UserRef
+from bridge.model.contract import AskResult
+from bridge.model.ids import AgentName, MessageRef, QuestionId, SessionKey, SurfaceId, UserRef
+from bridge.model.validation import parse_ask_request
 from bridge.store import (
     AnsweredBy,
     PendingConflict,
@@ -19,10 +20,9 @@ from bridge.store import (
     Store,
     now_ms,
 )
-from bridge.store.postgres import PostgresStore
+from bridge.store.postgres_store import PostgresStore
 from bridge.store.records import DeliveryRecord, OutboxEvent, TimerRecord
-from bridge.store.sql import SqlStore
-from bridge.validation import parse_ask_request
+from bridge.store.sql_store import SqlStore
 from tests.harness import stays, until
 from tests.pg import scratch_database, server_url
 

@@ -119,7 +119,7 @@ async def test_several_questions_take_a_text_reply(tmp_path: Path, fake: FakeDis
         prompt = await prompt_in(fake, r)
         assert prompt["components"] == []
         assert "1. Env: Which environment?" in prompt["content"]
-        assert "Expires <t:" in prompt["content"]
+        assert "Expires at" in prompt["content"]
 
         await fake.user_message(fake.channel_id, ANSWERER, "1: 2", reply_to=prompt)
         partial = await until(lambda: [m for m in fake.in_channel(fake.channel_id)

@@ -17,6 +17,7 @@ from bridge import (
     Button,
     ButtonAction,
     ButtonPressed,
+    ButtonsLayout,
     ConfigError,
     DeliveryError,
     Finalization,
@@ -26,11 +27,13 @@ from bridge import (
     SelectionChanged,
     SubmitPressed,
     SurfaceId,
+    TextLayout,
     TextReceived,
     UserRef,
     parse_ask_request,
     prompt_text,
 )
+from bridge.text.rendering import expiry_line
 from tests.fakes.discord import FakeDiscord
 from tests.harness import base_env, free_port, make_config
 
@@ -47,9 +50,10 @@ def prompt(raw: dict[str, Any], buttons: bool = False) -> Prompt:
                                        tuple((o.label, o.description) for o in q.options),
                                        q.multi_select) for q in questions),
         expires_at=expires, text=prompt_text(questions, expires), title=first.header,
-        body=first.question,
-        buttons=(Button("Staging (Recommended)", 0, True), Button("Production", 1),
-                 Button("Other…", "other"), Button("Skip", "skip")) if buttons else None)
+        body=first.question, expiry=expiry_line(expires),
+        layout=ButtonsLayout((Button("Staging (Recommended)", 0, True), Button("Production", 1),
+                              Button("Other…", "other"), Button("Skip", "skip")))
+        if buttons else TextLayout())
 
 
 def long_request() -> dict[str, Any]:
@@ -89,7 +93,7 @@ def test_long_prompts_are_split_within_discords_limit() -> None:
     assert len(messages) > 1
     assert all(len(m["content"]) <= render.MAX_CONTENT for m in messages)
     assert all(m["allowed_mentions"] == {"parse": []} for m in messages)
-    assert messages[-1]["content"].rstrip(".").split("\n")[-1].startswith("Expires <t:")
+    assert messages[-1]["content"].split("\n")[-1] == p.expiry  # the core's one expiry line
     final = Finalization("cancelled", "Cancelled", p)
     edit = render.final(final, "discord:1")
     assert len(edit["content"]) <= render.MAX_CONTENT

@@ -26,8 +26,8 @@ from bridge import (
     SessionKey,
     SurfaceId,
 )
-from bridge.rendering import build_prompt
-from bridge.surfaces import asked
+from bridge.core.surfaces import asked
+from bridge.text.rendering import build_prompt
 from tests.adapters.matrix.held import HeldCalls
 from tests.adapters.matrix.people import (
     POLL_END,
@@ -150,7 +150,7 @@ async def test_a_replica_that_does_not_sync_still_delivers_and_finalizes(mx: Mx)
     qid = QuestionId("q_" + secrets.token_hex(8))
     prompt = Prompt(qid, AgentName("a"), SessionKey("main"), (question,),
                     datetime.now(UTC) + timedelta(minutes=5), "Zones: Which zones? …", "Zones",
-                    "Which zones?")
+                    "Which zones?", "Expires in 5 min.")
     await adapter.start(None, None)  # type: ignore[arg-type]  # never connect(): no sync, no sink
     try:
         ref = await adapter.deliver(SurfaceId(mx.surface), prompt)

@@ -12,12 +12,14 @@ import pytest
 from adapters.matrix import create, ids, inbound, render
 from bridge import (
     AdapterContext,
+    ButtonsLayout,
     ConfigError,
     DeliveryError,
     Prompt,
     PromptQuestion,
     QuestionId,
     SurfaceId,
+    TextLayout,
 )
 from tests.harness import base_env, make_config
 
@@ -61,7 +63,7 @@ def _prompt(multi: bool = False, buttons: bool = False) -> Prompt:
                               (("Lint", None), ("Test", "slow"), ("Build", None)), multi)
     return Prompt(QuestionId("q_abc"), "a", "main", (question,),  # type: ignore[arg-type]
                   datetime(2030, 1, 1, tzinfo=UTC), "1) Lint …", "Checks", "Which checks?",
-                  buttons=() if buttons else None)
+                  "Expires soon.", layout=ButtonsLayout(()) if buttons else TextLayout())
 
 
 def test_a_poll_discloses_results_and_allows_one_or_every_option() -> None:

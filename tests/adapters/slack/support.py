@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from bridge.config import BridgeConfig
+from bridge.runtime.config import BridgeConfig
 from tests.fakes.slack import APP_TOKEN, BOT_TOKEN, SIGNING_SECRET, FakeSlack
 from tests.harness import base_env, make_config
 

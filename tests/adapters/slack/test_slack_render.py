@@ -64,7 +64,7 @@ def test_events_come_from_every_kind_of_payload() -> None:
 def test_a_long_text_prompt_goes_in_sections_slack_takes() -> None:
     lines = [f"{n}) Rock & roll <{n}> " + "word " * 100 for n in range(20)]
     prompt = Prompt(QuestionId("q_1"), AgentName("a"), SessionKey("s"), (), datetime.now(UTC),
-                    "\n".join(lines), "Title", "Body")
+                    "\n".join(lines), "Title", "Body", "Expires soon.")
     messages = render.prompt(prompt)
     assert len(messages) > 1 and all(len(m["text"]) <= render.MAX_SECTION for m in messages)
     assert "".join(m["text"] for m in messages).replace("\n", "") == escape(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from bridge.config import EscalationTier
+from bridge.runtime.config import EscalationTier
 from tests.adapters.telegram.flows import DM, GROUP, OWNER, Tg, answered, deploy, keyboard
 from tests.fakes.telegram import FakeTelegram
 from tests.harness import running

@@ -9,17 +9,19 @@ from datetime import UTC, datetime
 from telegram import Update
 
 from adapters.telegram import ids, inbound, render
-from adapters.telegram.order import InOrderPerQuestion, order_key
+from adapters.telegram.order import InOrderPerPrompt, order_key
 from bridge import (
     OTHER_BUTTON,
     SKIP_BUTTON,
     AgentName,
     Button,
+    ButtonsLayout,
     Finalization,
     Prompt,
     PromptQuestion,
     QuestionId,
     SessionKey,
+    TextLayout,
 )
 from tests.fakes.telegram import payload
 
@@ -34,9 +36,10 @@ def prompt(buttons: bool = True) -> Prompt:
         questions=(PromptQuestion("pick", "Pick", "Which one?",
                                   tuple((label, None) for label in labels), False),),
         expires_at=datetime(2030, 1, 1, 12, 30, tzinfo=UTC), text="Pick: Which one?\n1) …",
-        title="Pick", body="Which one?",
-        buttons=(Button(labels[0], 0), Button(labels[1], 1), Button(OTHER_BUTTON, "other"),
-                 Button(SKIP_BUTTON, "skip")) if buttons else None)
+        title="Pick", body="Which one?", expiry="Expires at 12:30 PM UTC (in 5 min).",
+        layout=ButtonsLayout((Button(labels[0], 0), Button(labels[1], 1),
+                              Button(OTHER_BUTTON, "other"), Button(SKIP_BUTTON, "skip")))
+        if buttons else TextLayout())
 
 
 def test_callback_data_fits_and_round_trips() -> None:
@@ -45,20 +48,28 @@ def test_callback_data_fits_and_round_trips() -> None:
     datas = [b["callback_data"] for row in markup["inline_keyboard"] for b in row]
     assert datas == [f"ab:{QID}:0", f"ab:{QID}:1", f"ab:{QID}:o", f"ab:{QID}:s"]
     assert all(isinstance(d, str) and len(d.encode()) <= 64 for d in datas)
-    assert [inbound.parse_callback(str(d)) for d in datas] == [
-        (QID, 0), (QID, 1), (QID, "other"), (QID, "skip")]
+    parsed = [ids.parse_callback(str(d)) for d in datas]
+    assert [(c.question_id, c.kind, c.action) for c in parsed if c is not None] == [
+        (QID, "option", 0), (QID, "option", 1), (QID, "other", "other"), (QID, "skip", "skip")]
+
+
+def test_one_grammar_reads_every_native_code() -> None:
+    read = {code: ids.parse_callback(f"ab:{QID}:{code}") for code in ("t1.2", "g0", "o2", "d")}
+    assert {code: (c.kind, c.step, c.option, c.native) for code, c in read.items() if c} == {
+        "t1.2": ("toggle", 1, 2, True), "g0": ("go", 0, 0, True), "o2": ("own", 2, 0, True),
+        "d": ("done", 0, 0, True)}
 
 
 def test_foreign_or_broken_callback_data_is_not_ours() -> None:
     for data in ("", "ab:", "ab:q_x:9x", "other:q_abc:1", f"ab:{QID}:other", "ab:Q_ABC:1"):
-        assert inbound.parse_callback(data) is None
+        assert ids.parse_callback(data) is None
 
 
 def test_plain_text_and_keyboard_choice() -> None:
     assert render.keyboard(prompt(buttons=False)) is None
     assert render.prompt(prompt(buttons=False)) == [("Pick: Which one?\n1) …", None)]
     [(text, markup)] = render.prompt(prompt())
-    assert text == "Pick\nWhich one?\n\nExpires at 12:30 PM UTC." and markup is not None
+    assert text == "Pick\nWhich one?\n\nExpires at 12:30 PM UTC (in 5 min)." and markup is not None
 
 
 def test_a_long_prompt_is_split_and_its_last_part_finalized_whole() -> None:
@@ -104,10 +115,10 @@ def test_surfaces_and_refs() -> None:
     assert ids.parse_ref(ids.message_ref(-100123, 55)) == (-100123, 55)
 
 
-def _tap(data: str, chat: int = 42) -> Update:
+def _tap(data: str, chat: int = 42, message_id: int = 1) -> Update:
     update = payload("update_callback_query")
     update["callback_query"].update({"data": data, "from": PERSON, "message": {
-        "message_id": 1, "date": 0, "chat": {"id": chat, "type": "private"}}})
+        "message_id": message_id, "date": 0, "chat": {"id": chat, "type": "private"}}})
     return Update.de_json(update, None)
 
 
@@ -121,15 +132,14 @@ def _text(chat: int) -> Update:
 PERSON = {"id": 42, "is_bot": False, "first_name": "Person"}
 
 
-def test_taps_keep_their_place_behind_their_question_and_messages_behind_their_chat() -> None:
-    assert order_key(_tap(f"ab:{QID}:1")) == QID
-    assert order_key(_tap(f"ab:{QID}:t0.1")) == QID
-    assert order_key(_tap("not ours", chat=7)) == "chat:7"
+def test_taps_keep_their_place_behind_their_prompt_and_messages_behind_their_chat() -> None:
+    assert order_key(_tap(f"ab:{QID}:1")) == order_key(_tap(f"ab:{QID}:t0.1")) == "tap:42:1"
+    assert order_key(_tap("not ours", chat=7, message_id=3)) == "tap:7:3"
     assert order_key(_text(-100)) == "chat:-100"
 
 
-async def test_updates_about_one_question_run_in_order_and_others_beside_them() -> None:
-    processor = InOrderPerQuestion()
+async def test_taps_on_one_prompt_run_in_order_and_others_beside_them() -> None:
+    processor = InOrderPerPrompt()
     ran: list[str] = []
     gate = asyncio.Event()
 
@@ -144,7 +154,7 @@ async def test_updates_about_one_question_run_in_order_and_others_beside_them() 
                                                          handle("first", wait=True)))
     second = asyncio.create_task(processor.process_update(_tap(f"ab:{QID}:2"),
                                                           handle("second")))
-    beside = asyncio.create_task(processor.process_update(_tap(f"ab:{other}:1"),
+    beside = asyncio.create_task(processor.process_update(_tap(f"ab:{other}:1", message_id=2),
                                                           handle("beside")))
     await beside
     assert ran == ["first began", "beside began", "beside ended"]  # second waits for first

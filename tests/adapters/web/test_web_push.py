@@ -208,7 +208,7 @@ async def test_a_reminder_is_pushed_and_shown_on_open_pages(tmp_path: Path) -> N
         web = r.bridge.adapters["web"]
         page: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         web.listeners.add(page)  # type: ignore[attr-defined]
-        prompt = await r.bridge.broker.reads.prompt_for(QuestionId(created["id"]))
+        prompt = await r.bridge.reads.prompt_for(QuestionId(created["id"]))
         assert prompt is not None
         text = "Reminder: Deploy — still waiting for your answer; expires in 14 min"
         delivery = Delivery(QuestionId(created["id"]), SurfaceId("web"), None)

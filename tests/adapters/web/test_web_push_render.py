@@ -17,7 +17,7 @@ from tests.harness import base_env, make_config
 
 def prompt(*questions: PromptQuestion) -> Prompt:
     return Prompt(QuestionId("q_1"), AgentName("assistant"), SessionKey("main"), questions,
-                  datetime(2030, 1, 1, tzinfo=UTC), text="", title="", body="")
+                  datetime(2030, 1, 1, tzinfo=UTC), text="", title="", body="", expiry="")
 
 
 def question(text: str = "Where?", multi: bool = False, header: str = "Deploy") -> PromptQuestion:

@@ -154,7 +154,7 @@ async def test_a_reminder_shows_on_the_open_page(tmp_path: Path, browser: Browse
         created = await agent.create(DEPLOY)
         await expect(page.locator(".panel")).to_be_visible()
         await expect(page.locator("#conn")).to_have_attribute("data-state", "live")
-        prompt = await r.bridge.broker.reads.prompt_for(QuestionId(created["id"]))
+        prompt = await r.bridge.reads.prompt_for(QuestionId(created["id"]))
         assert prompt is not None
         text = "Reminder: Deploy — still waiting for your answer; expires in 14 min"
         delivery = Delivery(QuestionId(created["id"]), SurfaceId("web"), None)

@@ -208,7 +208,7 @@ async def test_expired_and_cancelled_update_live(tmp_path: Path, browser: Browse
 
 
 async def test_the_timeline_says_reminded_and_escalated(tmp_path: Path, browser: Browser) -> None:
-    from bridge.config import EscalationTier
+    from bridge.runtime.config import EscalationTier
 
     config = make_config(tmp_path, surfaces=SURFACES)
     agent = config.agents[0].model_copy(update={

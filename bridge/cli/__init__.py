@@ -1,0 +1,1 @@
+"""The `askbridge` command: serving, the agent's commands, and the doctor."""

@@ -1,0 +1,1 @@
+"""The core: the life of a question, from the ask through every surface to its one end."""

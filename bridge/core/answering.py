@@ -1,0 +1,101 @@
+"""What every inbound path shares: may this surface act on the question, in which language to
+answer the person, and ending the question with the one compare-and-set."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+from bridge.core.open_questions import OpenQuestions
+from bridge.core.surfaces import Surfaces
+from bridge.model.contract import AskResult
+from bridge.model.ids import QuestionId, SurfaceId
+from bridge.model.inbound import (
+    AnswerSubmitted,
+    ButtonPressed,
+    InboundReply,
+    SubmitPressed,
+    TextReceived,
+)
+from bridge.store.records import AnsweredBy, QuestionRecord, Store
+from bridge.text.i18n import DEFAULT_LOCALE, N_, tr
+
+ENDED = N_("This question has already ended.")
+NOT_YOURS = N_("Sorry, only the person this question is for can answer it.")
+"""English message ids; every reply is written with `tr` in the surface's locale."""
+
+Resolve = Callable[[QuestionId, AskResult, AnsweredBy | None], Awaitable[bool]]
+"""The broker's compare-and-set: True for the one caller whose result became the question's."""
+Answered = ButtonPressed | TextReceived | AnswerSubmitted | SubmitPressed
+
+
+def accepted_text(record: QuestionRecord, answers: dict[str, list[str]], locale: str) -> str:
+    """`Thanks, recorded: Production.` — own words are never echoed back."""
+    labels: list[str] = []
+    for q in record.request.questions:
+        options = {o.label for o in q.options}
+        for a in answers.get(q.id, []):
+            if a not in options:
+                return tr(locale, "Thanks, your answer was recorded.")
+            labels.append(a)
+    return tr(locale, "Thanks, recorded: {labels}.", labels=", ".join(labels))
+
+
+class Answering:
+    """The checks and the end that taps, texts and forms all go through."""
+
+    def __init__(self, store: Store, open_questions: OpenQuestions, surfaces: Surfaces,
+                 resolve: Resolve) -> None:
+        self.store = store
+        self.open = open_questions
+        self.surfaces = surfaces
+        self.resolve = resolve
+
+    def lock(self, question_id: QuestionId) -> asyncio.Lock:
+        """Held while a question's partial answers are read and written."""
+        return self.open.lock(question_id)
+
+    def locale(self, surface: SurfaceId, record: QuestionRecord | None = None,
+               chosen: str | None = None) -> str:
+        """What a reply on `surface` is written in: the person's own choice, else the surface's."""
+        if chosen:
+            return chosen
+        return self.surfaces.locale_for(record.agent if record else "", surface)
+
+    def ended(self, surface: SurfaceId, question_id: QuestionId,
+              locale: str | None = None) -> InboundReply:
+        loc = locale or self.locale(surface)
+        return InboundReply(handled=True, text=tr(loc, ENDED), question_id=question_id,
+                            ended=True, locale=loc)
+
+    def not_yours(self, locale: str) -> str:
+        return tr(locale, NOT_YOURS)
+
+    async def open_for(
+        self, question_id: QuestionId, surface: SurfaceId, chosen: str | None = None
+    ) -> QuestionRecord | InboundReply:
+        """The pending question `surface` may act on, or the reply saying why not."""
+        if not await self.open.sent_to(question_id, surface):
+            if await self.store.get_question(question_id) is not None:
+                return InboundReply(handled=False, question_id=question_id)  # not sent here
+            return self.ended(surface, question_id, chosen)
+        record = await self.open.get(question_id)
+        if record is None:  # a late tap: say so in the language its prompt was in
+            ended = await self.store.get_question(question_id)
+            return self.ended(surface, question_id, self.locale(surface, ended, chosen))
+        return record
+
+    async def finish(self, record: QuestionRecord, result: AskResult, event: Answered, text: str,
+                     locale: str = DEFAULT_LOCALE) -> InboundReply:
+        """End the question with `result`; `text` to the person if this was the end, else the
+        notice that it had already ended."""
+        if await self.resolve(record.id, result, AnsweredBy(event.surface, event.user)):
+            return InboundReply(handled=True, accepted=True, text=text, question_id=record.id,
+                                ended=True, locale=locale)
+        return self.ended(event.surface, record.id, locale)
+
+    async def finish_answered(self, record: QuestionRecord, answers: dict[str, list[str]],
+                              event: AnswerSubmitted | SubmitPressed) -> InboundReply:
+        loc = self.locale(event.surface, record, getattr(event, "locale", None))
+        return await self.finish(record, AskResult.answered(answers), event,
+                                 accepted_text(record, answers, loc), loc)

@@ -1,0 +1,1 @@
+"""The process's plumbing: configuration, logging, TLS, retry schedules, signatures, plugins."""
