@@ -21,12 +21,12 @@ from bridge.model.contract import AskRequest, AskResult
 from bridge.model.errors import Conflict, Forbidden, NotFound
 from bridge.model.ids import AgentName, QuestionId, SessionKey, SurfaceId
 from bridge.runtime.config import AgentConfig
+from bridge.store.protocol import Store
 from bridge.store.records import (
     AnsweredBy,
     PendingConflict,
     QuestionRecord,
     Resolution,
-    Store,
     now_ms,
 )
 from bridge.text.rendering import summary

@@ -19,7 +19,8 @@ from bridge.runtime.backoff import backoff_delay
 from bridge.runtime.config import EventHookConfig
 from bridge.runtime.security import SIGNATURE_HEADER, sign
 from bridge.runtime.tls import client_tls
-from bridge.store.records import OutboxEvent, Store, iso, now_ms
+from bridge.store.protocol import Store
+from bridge.store.records import OutboxEvent, iso, now_ms
 
 log = structlog.get_logger("askbridge.events")
 

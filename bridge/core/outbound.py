@@ -21,7 +21,8 @@ from bridge.core.tasks import Spawn
 from bridge.model.adapter import Adapter, DeliveryError
 from bridge.model.ids import MessageRef, QuestionId, SurfaceId, surface_platform
 from bridge.model.prompt import Delivery, Finalization
-from bridge.store.records import DeliveryRecord, QuestionRecord, Store
+from bridge.store.protocol import Store
+from bridge.store.records import DeliveryRecord, QuestionRecord
 from bridge.text.rendering import final_kind, status_line
 
 log = structlog.get_logger("askbridge.broker")

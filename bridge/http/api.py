@@ -211,7 +211,7 @@ def build_routes(broker: Broker, reads: Reads, auth: Auth) -> Routes:
         agent = auth.agent(request)
         items = await reads.timeline_view(AgentName(agent.name), session_key(session),
                                                  max(1, min(limit, 1000)))
-        return JSONResponse({"session": session, "questions": items})
+        return JSONResponse({"session": session, "questions": items, "keep": reads.keep})
 
     @routes.add("GET", "/me", operation_id="get_me", summary="Which agent this token belongs to",
                 responses=responses({200: ("Me", "The agent")}, (401,)))

@@ -111,8 +111,10 @@ RESPONSE_SCHEMAS: dict[str, Any] = {
         answeredBy={"anyOf": [_object(["surface", "user"], surface=STRING, user=STRING),
                               {"type": "null"}]},
         result={"anyOf": [{"$ref": REF + "AskResult"}, {"type": "null"}]}),
-    "Timeline": _object(["session", "questions"], session=STRING, questions={
-        "type": "array", "items": {"$ref": REF + "QuestionRecord"}}),
+    "Timeline": _object(["session", "questions", "keep"], session=STRING, questions={
+        "type": "array", "items": {"$ref": REF + "QuestionRecord"}}, keep={
+        "type": "string", "description": "How long an ended question is kept before it is "
+        "deleted: `[store] keep` (`90s`, `12h`, `30d`, or `forever`)."}),
     "Me": _object(["agent", "role", "surfaces"], agent=STRING, role={"enum": ["main", "subagent"]},
                   surfaces={"type": "array", "items": STRING}),
     "Restarting": {"allOf": [{"$ref": REF + "Error"}, _object(["id"], id=STRING)]},

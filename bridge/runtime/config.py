@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 
 from bridge.model.adapter import AdapterContext
 from bridge.runtime.config_problems import config_problems
+from bridge.runtime.durations import Keep, keep_seconds
 from bridge.text.i18n import DEFAULT_LOCALE, Locale
 
 Section = TypeVar("Section")
@@ -47,6 +48,13 @@ class McpConfig(_Section):
 class StoreConfig(_Section):
     path: str | None = None
     url: str | None = None
+    keep: Keep = "30d"
+    """How long an ended question is kept (`90s`, `12h`, `30d`, or `forever`)."""
+
+    @property
+    def keep_seconds(self) -> int | None:
+        """`keep` in seconds; None keeps every question."""
+        return keep_seconds(self.keep)
 
     @model_validator(mode="after")
     def _one_backend(self) -> StoreConfig:
