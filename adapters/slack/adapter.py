@@ -11,8 +11,11 @@ from typing import Any
 import aiohttp
 import structlog
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
-from slack_bolt.adapter.starlette.async_handler import AsyncSlackRequestHandler
-from slack_bolt.async_app import AsyncAck, AsyncApp
+from slack_bolt.adapter.starlette.async_handler import (
+    AsyncSlackRequestHandler,
+    to_starlette_response,
+)
+from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltRequest
 from slack_sdk.web.async_client import AsyncWebClient
 from starlette.requests import Request
 from starlette.responses import Response
@@ -56,6 +59,7 @@ from bridge.http import error_response
 
 log = structlog.get_logger("askbridge.slack").bind(platform="slack")
 EVENTS_PATH = "/slack/events"
+SIGNATURE = "x-slack-signature"
 
 
 class SlackAdapter:
@@ -224,12 +228,22 @@ class SlackAdapter:
             return error_response(400, "Expected a Slack event or interaction payload.",
                                   code="invalid_request")
         try:
+            if not request.headers.get(SIGNATURE, "").isascii():
+                return await self._refused_signature(request)
             return await self._http.handle(request)
         except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:
             # Bolt assumes well-shaped fields (`event` an object, `user` an object …); a signed
             # but malformed request must be refused, not crash the request as a 500.
             log.warning("slack_payload_malformed", error=type(exc).__name__)
             return error_response(400, "Malformed Slack payload.", code="invalid_request")
+
+    async def _refused_signature(self, request: Request) -> Response:
+        """slack_sdk compares signatures as str, which raises on a non-ASCII one: hand Bolt a
+        signature that is wrong in ASCII instead, so it refuses this one exactly as any other."""
+        headers: dict[str, str | Sequence[str]] = {**request.headers, SIGNATURE: "v0=" + "0" * 64}
+        bolt = AsyncBoltRequest(body=(await request.body()).decode("utf-8", "replace"),
+                                query=str(request.query_params), headers=headers)
+        return to_starlette_response(await self.app.async_dispatch(bolt))
 
     async def _on_action(self, ack: AsyncAck, body: dict[str, Any]) -> None:
         await ack()  # selection changes too: Slack wants every action acknowledged at once
