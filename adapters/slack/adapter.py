@@ -97,7 +97,7 @@ class SlackAdapter:
     def routes(self) -> Sequence[BaseRoute]:
         if self.config.mode != "http":
             return []
-        return [Route(EVENTS_PATH, self._events, methods=["POST"])]
+        return [Route(EVENTS_PATH, self._events.handle, methods=["POST"])]
 
     async def start(self, sink: InboundSink, queries: Queries) -> None:
         self.sink, self.queries = sink, queries

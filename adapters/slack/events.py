@@ -29,7 +29,7 @@ class EventsRoute:
         self.app = app
         self._http = AsyncSlackRequestHandler(app)
 
-    async def __call__(self, request: Request) -> Response:
+    async def handle(self, request: Request) -> Response:
         if not well_formed(await request.body(), request.headers.get("content-type")):
             return error_response(400, "Expected a Slack event or interaction payload.",
                                   code="invalid_request")
