@@ -207,7 +207,7 @@ async def test_a_store_path_of_its_own_is_private_too(tmp_path: Path) -> None:
                 "id": "go", "header": "Go", "question": "Ship it?",
                 "options": [{"label": "Yes"}, {"label": "No"}]}]})
         assert modes(store) == {".": "700", "askbridge.db": "600", "askbridge.db-wal": "600",
-                                "askbridge.db-shm": "600", "askbridge.db.lock": "600"}
+                                "askbridge.db-shm": "600"}
 
 
 def test_the_banner_shows_the_login_link_on_a_terminal(tmp_path: Path) -> None:
