@@ -16,8 +16,8 @@ from tests.fakes.gateway import Gateway, gateway
 from tests.fakes.telegram import TOKEN, FakeTelegram, _error, payload
 from tests.harness import WEBHOOK_SECRET, free_port, until
 from tests.reliability.figures import Figures
-from tests.reliability.flows import create, ended, record, reply
 from tests.reliability.server import Server, gather_limited
+from tests.reliability.support import create, ended, record, reply
 
 SHARE = 0.3
 QUESTIONS = 40

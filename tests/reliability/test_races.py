@@ -11,7 +11,6 @@ from typing import Any
 from bridge.store.records import now_ms
 from tests.harness import stays, until
 from tests.reliability.figures import Figures
-from tests.reliability.flows import create, delivered, ended, none_sending, question, record, reply
 from tests.reliability.platforms import (
     CHAT,
     ENV,
@@ -23,6 +22,7 @@ from tests.reliability.platforms import (
     telegram_tap,
 )
 from tests.reliability.server import gather_limited
+from tests.reliability.support import create, delivered, ended, none_sending, question, record, reply
 
 TIMES = 50
 RACED = 200

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from adapters.discord import interactions
-from tests.adapters.discord.flows import ANSWERER, STRANGER, TWO, config, env, prompt_in
+from tests.adapters.discord.support import ANSWERER, STRANGER, TWO, config, env, prompt_in
 from tests.fakes.discord import FakeDiscord
 from tests.harness import running, until
 

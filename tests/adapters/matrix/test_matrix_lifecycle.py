@@ -29,7 +29,7 @@ from bridge import (
 from bridge.core.surfaces import asked
 from bridge.text.rendering import build_prompt
 from tests.adapters.matrix.held import HeldCalls
-from tests.adapters.matrix.people import (
+from tests.adapters.matrix.support import (
     POLL_END,
     POLL_START,
     Mx,
@@ -38,7 +38,7 @@ from tests.adapters.matrix.people import (
     make_room,
     seen,
 )
-from tests.adapters.webhook.flows import DEPLOY
+from tests.adapters.webhook.support import DEPLOY
 from tests.harness import running, until
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.adapters.matrix.people import POLL_END, POLL_START, Mx, delivered, seen
-from tests.adapters.webhook.flows import CHECKS, DEPLOY
+from tests.adapters.matrix.support import POLL_END, POLL_START, Mx, delivered, seen
+from tests.adapters.webhook.support import CHECKS, DEPLOY
 from tests.harness import running, until
 
 START = POLL_START

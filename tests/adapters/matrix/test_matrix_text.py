@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tests.adapters.matrix.people import Mx, delivered, seen
-from tests.adapters.webhook.flows import CHECKS, DEPLOY
+from tests.adapters.matrix.support import Mx, delivered, seen
+from tests.adapters.webhook.support import CHECKS, DEPLOY
 from tests.harness import running
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from tests.adapters.telegram.flows import (
+from tests.adapters.telegram.support import (
     CHECKS,
     CONFIRM,
     DM,

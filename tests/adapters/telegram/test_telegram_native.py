@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from tests.adapters.telegram.flows import CHECKS, CONFIRM, DM, OWNER, STRANGER, Tg, deploy, keyboard
+from tests.adapters.telegram.support import CHECKS, CONFIRM, DM, OWNER, STRANGER, Tg, deploy, keyboard
 from tests.fakes.telegram import FakeTelegram
 from tests.harness import running, until
 

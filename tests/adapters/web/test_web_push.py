@@ -14,7 +14,7 @@ from adapters.web import push
 from adapters.web.push import subscription_key
 from adapters.web.vapid import PRIVATE_KEY
 from bridge import Delivery, QuestionId, Reminder, SurfaceId
-from tests.adapters.web.flows import (
+from tests.adapters.web.support import (
     DEPLOY,
     PUBLIC,
     SUBJECT,
@@ -223,7 +223,7 @@ async def test_a_reminder_is_pushed_and_shown_on_open_pages(tmp_path: Path) -> N
 SENDER_ON_DEMAND = """
 import asyncio, sys
 from pathlib import Path
-from tests.adapters.web.flows import DEPLOY, config, subscribed
+from tests.adapters.web.support import DEPLOY, config, subscribed
 from tests.fakes.push import fake_push_service
 from tests.harness import running, until
 

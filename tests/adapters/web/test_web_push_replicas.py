@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.adapters.web.flows import DEPLOY, config, stored, subscribed
+from tests.adapters.web.support import DEPLOY, config, stored, subscribed
 from tests.fakes.push import fake_push_service
 from tests.harness import running, until
 from tests.pg import scratch_database, server_url

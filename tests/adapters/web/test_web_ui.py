@@ -12,7 +12,7 @@ from playwright.async_api import Browser, expect
 
 from bridge import SIGNATURE_HEADER, sign
 from tests.adapters.web.browser import PHONE, signed_in
-from tests.adapters.web.flows import DEPLOY, SURFACES, THREE
+from tests.adapters.web.support import DEPLOY, SURFACES, THREE
 from tests.harness import WEBHOOK_SECRET, make_config, running, until
 
 THREE_ANSWERED = {"status": "answered", "answers": {"answers": {

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from bridge import SIGNATURE_HEADER, sign
-from tests.adapters.webhook.flows import CHECKS, DEPLOY, gateway_config, post_reply
+from tests.adapters.webhook.support import CHECKS, DEPLOY, gateway_config, post_reply
 from tests.harness import WEBHOOK_SECRET, make_config, running, until
 
 

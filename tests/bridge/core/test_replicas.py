@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.adapters.webhook.flows import DEPLOY, post_reply
+from tests.adapters.webhook.support import DEPLOY, post_reply
 from tests.harness import make_config, running, until
 from tests.pg import scratch_database, server_url
 

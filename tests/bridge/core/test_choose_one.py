@@ -9,7 +9,7 @@ import pytest
 
 from bridge import Parsed, parse_reply
 from bridge.model.validation import parse_ask_request
-from tests.adapters.webhook.flows import DEPLOY, post_reply
+from tests.adapters.webhook.support import DEPLOY, post_reply
 from tests.harness import make_config, running, until
 
 

@@ -27,7 +27,7 @@ from bridge.agent.client import AskClient
 from bridge.core.surfaces import asked
 from bridge.text.rendering import build_prompt
 from tests.adapters.drivers import Driver, driver
-from tests.adapters.webhook.flows import CHECKS, DEPLOY, post_reply
+from tests.adapters.webhook.support import CHECKS, DEPLOY, post_reply
 from tests.fakes.discord import FakeDiscord
 from tests.fakes.gateway import gateway
 from tests.fakes.slack import APP_TOKEN, BOT_TOKEN, SIGNING_SECRET, fake_slack, message_body
@@ -128,7 +128,7 @@ async def slack_rig() -> AsyncIterator[Rig]:
 @asynccontextmanager
 async def matrix_rig() -> AsyncIterator[Rig]:
     """Not a fake: the process's real Synapse (started once), a fresh room and bot login."""
-    from tests.adapters.matrix.people import Person, make_room
+    from tests.adapters.matrix.support import Person, make_room
     from tests.adapters.matrix.synapse import homeserver
 
     hs = await asyncio.to_thread(homeserver)

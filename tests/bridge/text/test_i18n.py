@@ -192,7 +192,7 @@ def test_platform_sections_refuse_unknown_locales() -> None:
 async def test_a_channels_locale_wins_over_the_agents(tmp_path: Path) -> None:
     import asyncio
 
-    from tests.adapters.webhook.flows import post_reply
+    from tests.adapters.webhook.support import post_reply
     from tests.fakes.gateway import gateway
     from tests.harness import WEBHOOK_SECRET, make_config, running, until
 

@@ -12,7 +12,7 @@ from bridge import QuestionId, TextReceived
 from bridge.core.outbound import CALLS_PER_PLATFORM, SENDERS_PER_PLATFORM
 from bridge.model.errors import Conflict, Forbidden, NotFound
 from bridge.store.records import DeliveryRecord
-from tests.bridge.core import DEPLOY, PAGER, PERSON, SMS, Core, request, started
+from tests.bridge.support import DEPLOY, PAGER, PERSON, SMS, Core, request, started
 from tests.fakes.gateway import gateway
 from tests.harness import WEBHOOK_SECRET, stays, until
 

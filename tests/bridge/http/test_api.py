@@ -12,7 +12,7 @@ import httpx
 import pytest
 from structlog.testing import capture_logs
 
-from tests.adapters.webhook.flows import DEPLOY, post_reply
+from tests.adapters.webhook.support import DEPLOY, post_reply
 from tests.harness import AGENT_TOKEN, SUB_TOKEN, make_config, running, until
 
 AUTH = {"Authorization": f"Bearer {AGENT_TOKEN}"}

@@ -6,7 +6,7 @@ from typing import Any
 
 from bridge import AnswerSubmitted, ButtonPressed, QuestionId, StepChanged, TextReceived, UserRef
 from bridge.store.records import QuestionRecord
-from tests.bridge.core import BOTH, DEPLOY, PERSON, SMS, Core, request
+from tests.bridge.support import BOTH, DEPLOY, PERSON, SMS, Core, request
 from tests.harness import until
 
 STRANGER = UserRef("+999")

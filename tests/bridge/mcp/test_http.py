@@ -14,7 +14,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.adapters.webhook.flows import DEPLOY, post_reply
+from tests.adapters.webhook.support import DEPLOY, post_reply
 from tests.harness import AGENT_TOKEN, SUB_TOKEN, Running, make_config, running, until
 
 EXPECTED = {"status": "answered", "answers": {"answers": {"deploy_target": {"answers": ["Canary"]}}}}

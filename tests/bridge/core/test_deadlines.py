@@ -7,7 +7,7 @@ from pathlib import Path
 
 from bridge.model.ids import QuestionId
 from bridge.store import SqliteStore, now_ms
-from tests.adapters.webhook.flows import DEPLOY, gateway_config, post_reply
+from tests.adapters.webhook.support import DEPLOY, gateway_config, post_reply
 from tests.fakes.gateway import gateway
 from tests.harness import WEBHOOK_SECRET, make_config, running, until
 
