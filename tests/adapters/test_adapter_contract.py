@@ -27,12 +27,13 @@ from bridge.agent.client import AskClient
 from bridge.core.surfaces import asked
 from bridge.text.rendering import build_prompt
 from tests.adapters.drivers import Driver, driver
-from tests.adapters.webhook.support import CHECKS, DEPLOY, post_reply
+from tests.adapters.webhook.support import post_reply
 from tests.fakes.discord import FakeDiscord
 from tests.fakes.gateway import gateway
 from tests.fakes.slack import APP_TOKEN, BOT_TOKEN, SIGNING_SECRET, fake_slack, message_body
 from tests.fakes.telegram import TOKEN, FakeTelegram, payload
 from tests.harness import WEBHOOK_SECRET, Running, base_env, make_config, running, until
+from tests.samples import CHECKS, DEPLOY
 
 ENGLISH_CHROME = re.compile(
     r"\b(Skip|skip|Other|Expires|Reply|reply|Answered|Cancelled|Skipped|Expired|Thanks|"

@@ -19,7 +19,7 @@ from bridge.core.surfaces import asked
 from bridge.model.validation import parse_ask_request
 from bridge.store.records import QuestionRecord, now_ms
 from bridge.text.rendering import build_prompt
-from tests.adapters.webhook.support import CHECKS, DEPLOY
+from tests.samples import CHECKS, DEPLOY
 
 
 def prompt(locale: str, request: dict[str, Any] = DEPLOY, buttons: bool = True) -> Prompt:

@@ -1,7 +1,9 @@
-"""A broker and a receiver composed as the composition root composes them: real store, webhook adapter."""
+"""Shared by the core tests: a broker and a receiver composed as the composition root composes
+them (real store, webhook adapter); a config with reminders and tiers, signed replies."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -10,27 +12,20 @@ from pathlib import Path
 from typing import Any
 
 from adapters.webhook import plugin as webhook
-from bridge import AskRequest, QuestionId, SurfaceId, UserRef, parse_ask_request
+from bridge import SIGNATURE_HEADER, AskRequest, QuestionId, SurfaceId, UserRef, parse_ask_request, sign
 from bridge.core.broker import Broker
 from bridge.core.receiver import Receiver
 from bridge.runtime.config import parse_config
 from bridge.server.composition import compose, make_adapters, make_store
 from bridge.store.records import now_ms
 from tests.fakes.gateway import Gateway
-from tests.harness import WEBHOOK_SECRET
+from tests.harness import WEBHOOK_SECRET, make_config
 
 SMS = SurfaceId("webhook:sms:+100")
 PAGER = SurfaceId("webhook:sms:+200")
 PERSON = UserRef("+100")
 ENV = {"AGENT_TOKEN": "test-agent-token-0123456789", "SUB_TOKEN": "test-subagent-token-0123456789",
        "PAGED_TOKEN": "test-paged-token-0123456789", "HOOK_SECRET": WEBHOOK_SECRET}
-DEPLOY = {"questions": [{
-    "id": "deploy_target", "header": "Deploy", "question": "Where should I deploy?",
-    "options": [{"label": "Staging (Recommended)"}, {"label": "Production"}, {"label": "Canary"}],
-}]}
-CHECKS = {"id": "checks", "header": "Checks", "question": "Which checks?", "multiSelect": True,
-          "options": [{"label": "Lint"}, {"label": "Test"}, {"label": "Build"}]}
-BOTH = {"questions": [DEPLOY["questions"][0], CHECKS]}
 
 
 def request(raw: dict[str, Any]) -> AskRequest:
@@ -90,3 +85,24 @@ async def started(tmp: Path, gateway: Gateway) -> AsyncIterator[Core]:
         for adapter in adapters.values():
             await adapter.stop()
         await store.close()
+
+
+def reach_config(tmp: Path, url: str, **agent: Any) -> Any:
+    config = make_config(tmp, webhooks={"sms": {"secret_env": "HOOK_SECRET", "url": url}})
+    raw = config.model_dump()
+    raw["agents"][0].update(agent)
+    for key in ("server", "web"):
+        raw.pop(key, None)
+    return parse_config(raw)
+
+
+async def reply(http: Any, conversation: str, text: str, **extra: Any) -> Any:
+    body = json.dumps({"conversation": conversation, "sender": conversation, "text": text,
+                       **extra}).encode()
+    response = await http.post("/v1/channels/webhook/sms", content=body, headers={
+        SIGNATURE_HEADER: sign(WEBHOOK_SECRET, body), "content-type": "application/json"})
+    return response.json()
+
+
+def sent(gw: Gateway, kind: str, conversation: str) -> list[dict[str, Any]]:
+    return [p for p in gw.received if p["kind"] == kind and p["conversation"] == conversation]

@@ -10,14 +10,14 @@ import httpx
 from bridge.runtime.security import SIGNATURE_HEADER, sign
 from tests.harness import WEBHOOK_SECRET
 from tests.reliability.server import gather_limited
+from tests.samples import TARGET, ask
 
-OPTIONS = ["Staging (Recommended)", "Production", "Canary"]
+OPTIONS = [o["label"] for o in TARGET["options"]]
 
 
 def question(timeout: int = 900, qid: str = "target") -> dict[str, Any]:
-    return {"questions": [{"id": qid, "header": "Deploy", "question": "Where should I deploy?",
-                           "options": [{"label": o} for o in OPTIONS]}],
-            "timeoutSeconds": timeout}
+    """The sample question under the id `qid`, open for `timeout` seconds."""
+    return ask({**TARGET, "id": qid}, timeoutSeconds=timeout)
 
 
 async def create(http: httpx.AsyncClient, session: str, body: dict[str, Any] | None = None

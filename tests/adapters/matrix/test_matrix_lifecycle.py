@@ -38,8 +38,8 @@ from tests.adapters.matrix.support import (
     make_room,
     seen,
 )
-from tests.adapters.webhook.support import DEPLOY
 from tests.harness import running, until
+from tests.samples import DEPLOY
 
 
 async def test_restart_between_ask_and_answer_resumes_without_replaying(mx: Mx) -> None:

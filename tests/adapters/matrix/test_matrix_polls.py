@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from tests.adapters.matrix.support import POLL_END, POLL_START, Mx, delivered, seen
-from tests.adapters.webhook.support import CHECKS, DEPLOY
 from tests.harness import running, until
+from tests.samples import CHECKS, DEPLOY
 
 START = POLL_START
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from tests.adapters.matrix.support import Mx, delivered, seen
-from tests.adapters.webhook.support import CHECKS, DEPLOY
 from tests.harness import running
+from tests.samples import CHECKS, DEPLOY
 
 
 async def test_text_replies_answer_by_number_label_and_keyed_lines(mx: Mx) -> None:

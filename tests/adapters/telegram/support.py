@@ -9,25 +9,23 @@ from typing import Any
 from bridge import BridgeConfig
 from tests.fakes.telegram import TOKEN, FakeTelegram, payload
 from tests.harness import Running, base_env, make_config, until
+from tests.samples import CHECKS, TARGET, ask, with_options
 
 OWNER = payload("user_owner")
 STRANGER = payload("user_stranger")
 DM = payload("chat_private_owner")
 GROUP = payload("chat_supergroup")
 FORUM = payload("chat_forum")
-LABELS = ["Staging (Recommended)", "Production", "Canary", "Other…", "Skip"]
+LABELS = [o["label"] for o in TARGET["options"]] + ["Other…", "Skip"]
 
 
 def deploy(*labels: str) -> dict[str, Any]:
-    return {"questions": [{
-        "id": "deploy_target", "header": "Deploy", "question": "Where should I deploy?",
-        "options": [{"label": label} for label in labels or LABELS[:3]],
-    }]}
+    """The sample request, or its question with these labels instead."""
+    return ask(with_options(TARGET, *labels) if labels else TARGET)
 
 
-CHECKS = {"id": "checks", "header": "Checks", "question": "Which checks should run?",
-          "multiSelect": True, "options": [{"label": x} for x in ("Lint", "Test", "Build",
-                                                                   "Deploy")]}
+CHECKS_AND_DEPLOY = with_options(CHECKS, "Lint", "Test", "Build", "Deploy")
+"""The multi-select sample with four options, one a label that is also a header."""
 CONFIRM = {"id": "notify", "header": "Notify", "question": "Who should be told?",
            "options": [{"label": "Nobody"}, {"label": "The team"}]}
 

@@ -10,15 +10,11 @@ import httpx
 from adapters.web.security import CSRF_COOKIE
 from tests.fakes.push import FakeBrowser
 from tests.harness import WEB_TOKEN, Running, make_config
+from tests.samples import TARGET, ask, described
 
 SURFACES = ["web", "webhook:sms:+100"]
-DEPLOY = {
-    "questions": [{
-        "id": "deploy_target", "header": "Deploy", "question": "Where should I deploy?",
-        "options": [{"label": "Staging (Recommended)", "description": "Safe default"},
-                    {"label": "Production"}, {"label": "Canary"}],
-    }],
-}
+DESCRIBED = ask(described(TARGET, {"Staging (Recommended)": "Safe default"}))
+"""The sample question with a description on its first option."""
 THREE = {
     "questions": [
         {"id": "env", "header": "Environment", "question": "Which environment?",

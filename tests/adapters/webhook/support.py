@@ -9,17 +9,6 @@ from typing import Any
 from bridge import SIGNATURE_HEADER, sign
 from tests.harness import WEBHOOK_SECRET, make_config
 
-DEPLOY: dict[str, Any] = {
-    "questions": [{
-        "id": "deploy_target", "header": "Deploy", "question": "Where should I deploy?",
-        "options": [{"label": "Staging (Recommended)"}, {"label": "Production"},
-                    {"label": "Canary"}],
-    }],
-}
-CHECKS: dict[str, Any] = {
-    "id": "checks", "header": "Checks", "question": "Which checks?", "multiSelect": True,
-    "options": [{"label": "Lint"}, {"label": "Test"}, {"label": "Build"}]}
-
 
 async def post_reply(http: Any, text: str, sender: str = "+100", **extra: Any) -> Any:
     """A person's reply from `sender` in the `+100` conversation, signed like the gateway signs."""

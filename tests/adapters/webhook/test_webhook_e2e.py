@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from bridge import SIGNATURE_HEADER, sign
-from tests.adapters.webhook.support import CHECKS, DEPLOY, gateway_config, post_reply
+from tests.adapters.webhook.support import gateway_config, post_reply
 from tests.harness import WEBHOOK_SECRET, make_config, running, until
+from tests.samples import CHECKS, DEPLOY
 
 
 async def test_reply_by_number_answers_the_agent(tmp_path: Path) -> None:

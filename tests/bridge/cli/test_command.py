@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import json
 import re
 import signal
@@ -17,7 +16,6 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bridge.server.serve import GC_YOUNG, settle_gc
 from tests.harness import clean_env, free_port, until
 
 ASKBRIDGE = [sys.executable, "-m", "bridge"]
@@ -257,17 +255,3 @@ async def test_ctrl_c_on_a_waiting_ask_cancels_its_question(tmp_path: Path) -> N
         async with AskClient(url, token) as client:
             view = await client.question(qid.group(1))
         assert (view["status"], view.get("reason")) == ("no_answer", "cancelled")
-
-
-def test_serve_freezes_what_it_built_and_collects_young_objects_less_often() -> None:
-    """Full collections walk every pending question with the event loop stopped; the server
-    keeps its startup objects out of them and lets short-lived objects die young."""
-    before = gc.get_threshold()
-    try:
-        settle_gc()
-        assert gc.get_threshold() == (GC_YOUNG, before[1], before[2])
-        assert GC_YOUNG > before[0]
-        assert gc.get_freeze_count() > 0
-    finally:
-        gc.unfreeze()
-        gc.set_threshold(*before)

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.adapters.webhook.support import DEPLOY, post_reply
+from tests.adapters.webhook.support import post_reply
 from tests.harness import make_config, running, until
 from tests.pg import scratch_database, server_url
+from tests.samples import DEPLOY
 
 pytestmark = pytest.mark.skipif(server_url() is None, reason="ASKBRIDGE_TEST_POSTGRES_URL=off")
 

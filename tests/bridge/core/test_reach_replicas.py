@@ -7,16 +7,16 @@ from typing import Any
 
 import pytest
 
-from tests.bridge.reach_support import reach_config, sent
+from tests.bridge.support import reach_config, sent
 from tests.fakes.gateway import gateway
 from tests.harness import WEBHOOK_SECRET, running, until
 from tests.pg import scratch_database, server_url
+from tests.samples import ask
 
 pytestmark = pytest.mark.skipif(server_url() is None, reason="ASKBRIDGE_TEST_POSTGRES_URL=off")
 
-DEPLOY = {"timeoutSeconds": 60, "questions": [{
-    "id": "env", "header": "Deploy", "question": "Where?",
-    "options": [{"label": "Staging"}, {"label": "Production"}]}]}
+OPEN_A_MINUTE = ask(timeoutSeconds=60)
+"""The sample question, open long enough for its reminders and tiers to come first."""
 
 
 async def test_each_reminder_and_tier_is_sent_once_among_three_replicas(tmp_path: Path) -> None:
@@ -27,7 +27,7 @@ async def test_each_reminder_and_tier_is_sent_once_among_three_replicas(tmp_path
             update={"path": None, "url": url})})
         async with running(config) as a, running(config) as b, running(config) as c:
             async with a.client() as agent:
-                created = await agent.create(DEPLOY)
+                created = await agent.create(OPEN_A_MINUTE)
                 qid = created["id"]
                 for r in (b, c):  # the others heard of it and armed its timers too
                     await until(lambda r=r: _armed(r, qid))

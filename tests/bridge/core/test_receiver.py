@@ -1,13 +1,24 @@
-"""The inbox on its own: taps, text and forms from adapters, checked and turned into resolutions."""
+"""The receiver: taps, text and forms from adapters, checked and turned into resolutions."""
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
 from typing import Any
 
-from bridge import AnswerSubmitted, ButtonPressed, QuestionId, StepChanged, TextReceived, UserRef
+from bridge import (
+    AnswerSubmitted,
+    ButtonPressed,
+    QuestionId,
+    StepChanged,
+    TextReceived,
+    UserRef,
+)
 from bridge.store.records import QuestionRecord
-from tests.bridge.support import BOTH, DEPLOY, PERSON, SMS, Core, request
-from tests.harness import until
+from tests.adapters.webhook.support import post_reply
+from tests.bridge.support import PERSON, SMS, Core, request
+from tests.harness import make_config, running, until
+from tests.samples import BOTH, DEPLOY
 
 STRANGER = UserRef("+999")
 
@@ -152,3 +163,15 @@ async def test_a_step_change_shows_the_prompt_only_to_an_answerer_while_open(cor
     await core.broker.cancel(record.id)
     late = await core.inbox.step_changed(StepChanged(SMS, PERSON, record.id, 0, authorized=True))
     assert late.ended and late.text == "This question has already ended."
+
+
+async def test_a_text_surface_refuses_1_2_and_keeps_the_question_pending(tmp_path: Path) -> None:
+    async with running(make_config(tmp_path)) as r, r.client() as client, r.http() as http:
+        ask = asyncio.create_task(client.ask(DEPLOY))
+        pending = await until(lambda: r.bridge.store.pending_on_surface("webhook:sms:+100"))  # type: ignore[arg-type]
+        refused = (await post_reply(http, "1,2")).json()
+        assert refused["accepted"] is False and "Choose one" in refused["reply"]
+        record = await r.bridge.store.get_question(pending[0].id)
+        assert record is not None and record.pending
+        assert (await post_reply(http, "2")).json()["accepted"] is True
+        assert (await asyncio.wait_for(ask, 10)).answer_map() == {"deploy_target": ["Production"]}

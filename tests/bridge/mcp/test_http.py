@@ -1,4 +1,5 @@
-"""MCP with the official client: stdio (`askbridge mcp`) and streamable HTTP at /mcp."""
+"""The ask_user tool at /mcp over streamable HTTP with the official client: answered, refused,
+cancelled when the client leaves."""
 
 from __future__ import annotations
 
@@ -10,22 +11,14 @@ from typing import Any
 
 import httpx
 import pytest
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.adapters.webhook.support import DEPLOY, post_reply
+from tests.adapters.webhook.support import post_reply
 from tests.harness import AGENT_TOKEN, SUB_TOKEN, Running, make_config, running, until
+from tests.samples import DEPLOY
 
 EXPECTED = {"status": "answered", "answers": {"answers": {"deploy_target": {"answers": ["Canary"]}}}}
-
-
-def stdio_params(r: Running, token: str = AGENT_TOKEN) -> StdioServerParameters:
-    return StdioServerParameters(
-        command=sys.executable, args=["-m", "bridge", "mcp"],
-        env={"ASKBRIDGE_URL": r.url, "ASKBRIDGE_TOKEN": token, "ASKBRIDGE_SESSION": "mcp",
-             "ASKBRIDGE_PROGRESS_SECONDS": "0.2", "PATH": "/usr/bin:/bin"},
-    )
 
 
 async def answer_when_pending(r: Running, text: str, ready: Callable[[], object] = lambda: True
@@ -37,79 +30,9 @@ async def answer_when_pending(r: Running, text: str, ready: Callable[[], object]
         assert (await post_reply(http, text)).json()["accepted"] is True
 
 
-async def test_stdio_lists_the_tool_with_schema_and_guidance(tmp_path: Path) -> None:
-    async with running(make_config(tmp_path)) as r:
-        async with stdio_client(stdio_params(r)) as (read, write), ClientSession(read, write) as s:
-            await s.initialize()
-            tools = (await s.list_tools()).tools
-            assert [t.name for t in tools] == ["ask_user"]
-            tool = tools[0]
-            assert "(Recommended)" in (tool.description or "")
-            assert "Other" in (tool.description or "")
-            assert "questions" in tool.inputSchema["properties"]
-            assert tool.inputSchema["additionalProperties"] is False
-
-
-async def test_stdio_call_is_answered_with_progress(tmp_path: Path) -> None:
-    updates: list[tuple[float, str | None]] = []
-
-    totals: list[float | None] = []
-
-    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
-        updates.append((progress, message))
-        totals.append(total)
-
-    async with running(make_config(tmp_path)) as r:
-        async with stdio_client(stdio_params(r)) as (read, write), ClientSession(read, write) as s:
-            await s.initialize()
-            # Answer only once progress notifications have flowed.
-            answering = asyncio.create_task(answer_when_pending(r, "3", ready=lambda: updates))
-            result = await s.call_tool("ask_user", DEPLOY, progress_callback=on_progress)
-            await answering
-            assert result.isError is False
-            assert result.structuredContent == EXPECTED
-            text = result.content[0].text  # type: ignore[union-attr]
-            assert "deploy_target: Canary" in text
-            assert updates and "Waiting for the user's answer" in (updates[0][1] or "")
-            assert "s left" in (updates[0][1] or "")
-            assert totals[0] == DEPLOY.get("timeoutSeconds", 900)  # total = the ask's timeout
-
-
-async def test_stdio_client_going_away_cancels_the_question(tmp_path: Path) -> None:
-    async with running(make_config(tmp_path)) as r:
-        async with stdio_client(stdio_params(r)) as (read, write), ClientSession(read, write) as s:
-            await s.initialize()
-            call = asyncio.create_task(s.call_tool("ask_user", DEPLOY))
-            pending = await until(lambda: r.bridge.store.pending_questions())
-            call.cancel()
-        qid = pending[0].id
-        ended = await until(lambda: _terminal(r, qid))
-        assert ended.reason == "cancelled"
-
-
 async def _terminal(r: Running, qid: Any) -> Any:
     record = await r.bridge.store.get_question(qid)
     return record if record and not record.pending else None
-
-
-async def test_stdio_invalid_call_is_a_tool_error_with_the_422_messages(tmp_path: Path) -> None:
-    async with running(make_config(tmp_path)) as r:
-        async with stdio_client(stdio_params(r)) as (read, write), ClientSession(read, write) as s:
-            await s.initialize()
-            bad = {"questions": [{"id": "x", "header": "H", "question": "Q?",
-                                  "options": [{"label": "A"}, {"label": "Other"}]}]}
-            result = await s.call_tool("ask_user", bad)
-            assert result.isError is True
-            text = result.content[0].text  # type: ignore[union-attr]
-            assert "questions[0].options[1].label" in text and "own words" in text
-
-
-async def test_stdio_subagent_sees_no_tool(tmp_path: Path) -> None:
-    async with running(make_config(tmp_path)) as r:
-        params = stdio_params(r, token=SUB_TOKEN)
-        async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
-            await s.initialize()
-            assert (await s.list_tools()).tools == []
 
 
 def http_client(r: Running, token: str) -> httpx.AsyncClient:
@@ -245,21 +168,6 @@ async def test_http_mcp_client_timing_out_then_leaving_cancels_the_question(
         assert ended.reason == "cancelled"
 
 
-async def test_stdio_without_a_server_tells_the_model_what_to_do(tmp_path: Path) -> None:
-    from tests.harness import free_port
-
-    url = f"http://127.0.0.1:{free_port()}"
-    params = StdioServerParameters(command=sys.executable, args=["-m", "bridge", "mcp"],
-                                   env={"ASKBRIDGE_URL": url, "ASKBRIDGE_TOKEN": AGENT_TOKEN,
-                                        "PATH": "/usr/bin:/bin"})
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
-        await s.initialize()
-        result = await s.call_tool("ask_user", DEPLOY)
-    text = result.content[0].text  # type: ignore[union-attr]
-    assert result.isError is True
-    assert f"not reachable at {url}" in text and "askbridge serve" in text
-
-
 def test_a_client_closing_its_stream_is_one_line_not_a_traceback(
         caplog: pytest.LogCaptureFixture) -> None:
     import logging
@@ -283,32 +191,3 @@ def test_a_client_closing_its_stream_is_one_line_not_a_traceback(
     assert [r.getMessage() for r in caplog.records] == ["Error in message router"]
     assert said == [{"event": "mcp_stream_closed", "where": "Error in standalone SSE writer",
                      "log_level": "info"}]
-
-
-SDK_ON_DEMAND = """
-import asyncio, sys
-from pathlib import Path
-from tests.harness import AGENT_TOKEN, make_config, running
-
-async def main() -> None:
-    async with running(make_config(Path(sys.argv[1]))) as r, r.http() as http:
-        assert (await http.get("/healthz")).status_code == 200
-        print("started", "mcp" in sys.modules)
-        ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
-        print("stranger", (await http.post("/mcp", json=ping)).status_code)
-        print("loaded", "mcp" in sys.modules)
-
-asyncio.run(main())
-"""
-
-
-async def test_the_mcp_sdk_is_loaded_by_the_first_request_to_mcp_not_at_start(
-    tmp_path: Path,
-) -> None:
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", SDK_ON_DEMAND, str(tmp_path), stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT, cwd=Path(__file__).parents[2])
-    out, _ = await asyncio.wait_for(proc.communicate(), 60)
-    lines = [line for line in out.decode().splitlines()
-             if line.split(" ")[0] in {"started", "stranger", "loaded"}]
-    assert lines == ["started False", "stranger 401", "loaded True"], out.decode()[-3000:]

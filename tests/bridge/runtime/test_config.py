@@ -1,14 +1,21 @@
-"""The example config documents a config that really starts, with every adapter section in it."""
+"""Config: the example really starts with every adapter section, and bad keys, locales and reach
+settings are refused at start."""
 
 from __future__ import annotations
 
 import tomllib
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from bridge.model.adapter import AdapterContext, AdapterPlugin
-from bridge.runtime.config import parse_config
+from bridge.runtime.config import ConfigError, load_config, parse_config
 from bridge.server.composition import make_adapters
+from bridge.text.i18n import LOCALES
+from tests.bridge.support import reach_config
 from tests.example import EXAMPLE, uncommented
+from tests.harness import make_config
 
 
 def test_the_example_parses_and_builds_every_adapter() -> None:
@@ -61,3 +68,62 @@ def test_the_example_as_shipped_has_no_live_placeholder() -> None:
     assert shipped.agents[0].surfaces == ["web"]
     switched_on = parse_config(tomllib.loads(uncommented()))
     assert any("webhooks.sms.url" in p for p in placeholders(switched_on))  # doctor would say so
+
+
+def test_load_config_suggests_keys_inside_agents(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text('[[agents]]\nname = "a"\ntoken_env = "X"\nsurface = ["web"]\n')
+    with pytest.raises(ConfigError, match=r'agents\[0\]\.surface: unknown key "surface"; did you '
+                                          r'mean "surfaces"\?'):
+        load_config(path)
+
+
+def _config(**extra: Any) -> dict[str, Any]:
+    agent = {"name": "a", "token_env": "T", "surfaces": ["web"], **extra.pop("agent", {})}
+    return {"agents": [agent], **extra}
+
+
+def test_agent_locale_defaults_to_english_and_refuses_unknown_ones() -> None:
+    assert parse_config(_config()).agents[0].locale == "en"
+    assert parse_config(_config(agent={"locale": "id"})).agents[0].locale == "id"
+    with pytest.raises(ConfigError) as refused:
+        parse_config(_config(agent={"locale": "fr"}))
+    assert "fr" in str(refused.value) and ", ".join(LOCALES) in str(refused.value)
+
+
+def test_platform_sections_refuse_unknown_locales() -> None:
+    from bridge.runtime.plugins import discover
+    from bridge.server.composition import make_adapters
+
+    with pytest.raises(ConfigError, match=r"\[web\] has problems: locale: .*en, id"):
+        make_adapters(parse_config(_config(web={"locale": "de"})),
+                      {"T": "t", "ASKBRIDGE_WEB_TOKEN": "w"}, discover())
+    raw = _config(agent={"surfaces": ["webhook:sms:+1"]},
+                  webhooks={"sms": {"secret_env": "S", "locale": "xx"}})
+    with pytest.raises(ConfigError, match="unknown locale 'xx'; askbridge speaks en, id"):
+        make_adapters(parse_config(raw), {"S": "s", "T": "t", "ASKBRIDGE_WEB_TOKEN": "w"},
+                      discover())
+
+
+@pytest.mark.parametrize(("agent", "says"), [
+    ({"remind_after": [600, 300]}, "remind_after must be in ascending order"),
+    ({"remind_after": [0]}, "remind_after takes seconds greater than 0"),
+    ({"escalation": [{"after": 60, "surfaces": ["web"]}, {"after": 30, "surfaces": ["web"]}]},
+     "escalation tiers' `after` must be in ascending order"),
+    ({"escalation": [{"after": 60, "surfaces": []}]}, r"escalation\[0\].surfaces"),
+])
+def test_reach_settings_are_checked_at_start(tmp_path: Path, agent: dict[str, Any],
+                                             says: str) -> None:
+    with pytest.raises(ConfigError, match=says.replace("`", ".")):
+        reach_config(tmp_path, "http://127.0.0.1:9/x", **agent)
+
+
+def test_event_hooks_need_their_secret(tmp_path: Path) -> None:
+    from bridge.server.composition import Bridge
+    from tests.harness import base_env
+
+    raw = make_config(tmp_path).model_dump()
+    raw["events"] = [{"url": "http://127.0.0.1:9/hook", "secret_env": "NOPE_SECRET"}]
+    config = parse_config({k: v for k, v in raw.items() if k not in ("server", "web")})
+    with pytest.raises(ConfigError, match=r"\$NOPE_SECRET"):
+        Bridge.build(config, base_env())
