@@ -118,7 +118,7 @@ class SessionInfo:
 
 
 class Store(Protocol):
-    """Durable state. Every backend passes `tests/store/test_store_contract.py`."""
+    """Durable state. Every backend passes `tests/bridge/store/test_store.py`."""
 
     shared: bool
     """True when other processes (replicas) write to the same database."""
