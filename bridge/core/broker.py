@@ -20,6 +20,7 @@ from bridge.core.tasks import Tasks
 from bridge.model.contract import AskRequest, AskResult
 from bridge.model.errors import Conflict, Forbidden, NotFound
 from bridge.model.ids import AgentName, QuestionId, SessionKey, SurfaceId
+from bridge.runtime.config import AgentConfig
 from bridge.store.records import (
     AnsweredBy,
     PendingConflict,
@@ -139,6 +140,14 @@ class Broker:
         return self.tasks.spawn(coro)
 
     # asking ------------------------------------------------------------------------------
+
+    def agent(self, name: str) -> AgentConfig:
+        """The agent a token named (its role, surfaces and policy); `NotFound` if unknown."""
+        return self.surfaces.agent(name)
+
+    def drain(self) -> None:
+        """The server stops gracefully: blocking asks hand back, nothing is cancelled."""
+        self.draining.set()
 
     async def ask(self, agent_name: str, session: str, request: AskRequest, *,
                   waiting: bool = True) -> QuestionRecord:

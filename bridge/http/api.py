@@ -42,7 +42,7 @@ class Auth:
                 "Send the agent's token as `Authorization: Bearer <token>`; this one is missing "
                 "or not known."
             )
-        return self.broker.surfaces.agent(name)
+        return self.broker.agent(name)
 
 
 async def read_ask(request: Request) -> AskRequest:

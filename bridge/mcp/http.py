@@ -54,7 +54,7 @@ class BrokerAsker:
         self.grace = grace
 
     async def may_ask(self) -> bool:
-        return self.broker.surfaces.agent(self.agent).role == "main"
+        return self.broker.agent(self.agent).role == "main"
 
     async def ask(self, arguments: dict[str, Any], progress: Progress) -> AskResult:
         request = parse_ask_request(arguments)

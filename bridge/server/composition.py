@@ -115,6 +115,7 @@ class Core:
     broker: Broker
     receiver: Receiver
     reads: Reads
+    emitter: Emitter
 
 
 def compose(store: Store, adapters: Mapping[str, Adapter], agents: Sequence[AgentConfig],
@@ -133,7 +134,7 @@ def compose(store: Store, adapters: Mapping[str, Adapter], agents: Sequence[Agen
     reads = Reads(store, surfaces)
     answering = Answering(store, open_questions, surfaces, broker.resolve)
     receiver = Receiver(answering, NativeTaps(answering, reads), reach.in_flight)
-    return Core(broker, receiver, reads)
+    return Core(broker, receiver, reads, emitter)
 
 
 @dataclass
@@ -146,6 +147,7 @@ class Bridge:
     broker: Broker
     receiver: Receiver
     reads: Reads
+    emitter: Emitter
     adapters: dict[str, Adapter] = field(default_factory=dict)
     started: bool = False
     leader: Leader | None = None
@@ -176,9 +178,9 @@ class Bridge:
             raise ConfigError("\n".join(problems))
         core = compose(store, adapters, config.agents)
         if hooks is not None:
-            core.broker.emitter.listeners.append(hooks.changed)
-        return cls(config, env, store, core.broker, core.receiver, core.reads, adapters,
-                   hooks=hooks)
+            core.emitter.listeners.append(hooks.changed)
+        return cls(config, env, store, core.broker, core.receiver, core.reads, core.emitter,
+                   adapters, hooks=hooks)
 
     async def start(self) -> None:
         await self.store.open()
@@ -186,7 +188,7 @@ class Bridge:
         for name, adapter in self.adapters.items():
             await adapter.start(self.receiver, self.reads)
             if isinstance(adapter, Observer):
-                self.broker.emitter.observers.append(adapter.question_changed)
+                self.emitter.observers.append(adapter.question_changed)
             log.info("adapter_started", platform=name)
         await self.broker.start()
         if self.hooks is not None:

@@ -67,5 +67,5 @@ class BridgeServer(uvicorn.Server):
         self.bridge = bridge
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
-        self.bridge.broker.draining.set()
+        self.bridge.broker.drain()
         await super().shutdown(sockets)
