@@ -1,4 +1,4 @@
-"""The one JSON reader: depth counted outside strings, over-long integers clamped, never a crash."""
+"""A request body read once: handed on to the next reader as read, or its problem."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Reading JSON bodies: nesting depth and long numbers refused before parsing, bad JSON named."""
+"""The one JSON reader: depth counted outside strings, over-long integers clamped, never a crash."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every rule of DESIGN §1, each checked for what it accepts and what it rejects."""
+"""Every rule of the tool's input, each checked for what it accepts and what it rejects."""
 
 from __future__ import annotations
 

@@ -92,15 +92,3 @@ def test_times_in_the_locales_own_form() -> None:
 ])
 def test_accept_language(header: str, expected: str) -> None:
     assert negotiate(header) == expected
-
-
-# rendering ----------------------------------------------------------------------------------
-
-
-# parsing: every locale's words at once ------------------------------------------------------
-
-
-# config -------------------------------------------------------------------------------------
-
-
-# a surface's own locale wins ----------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The reply parser: DESIGN §5's table first, then several questions, then properties."""
+"""The reply parser: the table of replies first, then several questions, then properties."""
 
 from __future__ import annotations
 
