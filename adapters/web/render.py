@@ -38,6 +38,18 @@ def ui_view(view: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+STRINGS_SLOT = "{{strings}}"
+"""Where index.html takes the page's strings inline, so its first paint is in the right language."""
+
+
+def index_page(template: str, locale: str, strings: dict[str, Any]) -> bytes:
+    """The page in `locale`: its `lang`, and its strings as JSON inside the page. JSON can hold
+    no `<` here: a `</script>` in a translation would end the element."""
+    data = json.dumps(strings, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+    page = template.replace('<html lang="en">', f'<html lang="{locale}">', 1)
+    return page.replace(STRINGS_SLOT, data, 1).encode()
+
+
 def sse(event: dict[str, Any]) -> bytes:
     return f"data: {json.dumps(event, separators=(',', ':'))}\n\n".encode()
 

@@ -16,7 +16,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response, Stream
 from starlette.routing import BaseRoute, Route
 
 from adapters.web.inbound import AnswerBody, event_from, reply_response
-from adapters.web.render import SSE_HELLO, SSE_PING, sse, ui_view
+from adapters.web.render import SSE_HELLO, SSE_PING, index_page, sse, ui_view
 from adapters.web.security import CSRF_COOKIE, SESSION_COOKIE, SESSION_MAX_AGE, WebAuth
 from bridge import (
     LOCALE_NAMES,
@@ -37,8 +37,8 @@ from bridge.http import error_response, read_json
 log = structlog.get_logger("askbridge.web")
 STATIC = Path(__file__).parent / "static"
 ASSETS = {"app.js": "text/javascript", "dom.js": "text/javascript", "panel.js": "text/javascript",
-          "i18n.js": "text/javascript", "pwa.js": "text/javascript",
-          "timeline.js": "text/javascript", "app.css": "text/css",
+          "i18n.js": "text/javascript", "pwa.js": "text/javascript", "sessions.js": "text/javascript",
+          "live.js": "text/javascript", "timeline.js": "text/javascript", "app.css": "text/css",
           "icon-192.png": "image/png", "icon-512.png": "image/png"}
 SECURITY_HEADERS = {
     "content-security-policy": "default-src 'self'; script-src 'self'; style-src 'self'; "
@@ -117,7 +117,8 @@ class WebRoutes:
         self.auth = auth
         self.locale = locale
         """The fallback when the browser asks for none of our languages (`[web] locale`)."""
-        self.files = {name: (STATIC / name).read_bytes() for name in [*ASSETS, "index.html"]}
+        self.files = {name: (STATIC / name).read_bytes() for name in ASSETS}
+        self.page = (STATIC / "index.html").read_text(encoding="utf-8")
 
     def routes(self) -> list[BaseRoute]:
         return [
@@ -154,7 +155,9 @@ class WebRoutes:
             return self._login(request)
         if self.auth.session(request) is None:
             return self._signed_out(request)
-        return Response(self.files["index.html"], headers=SECURITY_HEADERS, media_type="text/html")
+        locale = self.locale_of(request)
+        page = index_page(self.page, locale, self.strings_of(locale))
+        return Response(page, headers=SECURITY_HEADERS, media_type="text/html")
 
     def _login(self, request: Request) -> Response:
         session, csrf = self.auth.new_session()
@@ -194,11 +197,15 @@ class WebRoutes:
 
         return guarded
 
+    @staticmethod
+    def strings_of(locale: str) -> dict[str, Any]:
+        """The page's words in `locale`, and the languages it can switch to."""
+        return {"locale": locale, "messages": translations(locale),
+                "locales": [{"code": c, "name": LOCALE_NAMES[c]} for c in LOCALES]}
+
     async def strings(self, request: Request, core: Core) -> Response:
-        """The page's words in the person's language, and the languages it can switch to."""
-        locale = self.locale_of(request)
-        return _json({"locale": locale, "messages": translations(locale),
-                      "locales": [{"code": c, "name": LOCALE_NAMES[c]} for c in LOCALES]})
+        return _json(self.strings_of(self.locale_of(request)))
+
     def guard(self, handler: Callable[[Request, Core], Awaitable[Response]],
               change: bool) -> Handler:
         """The guard every UI API route passes, for routes defined elsewhere (push, pwa.py)."""

@@ -1,8 +1,9 @@
 // askbridge Control UI: sessions, their timelines, the pending-question panel, live updates.
-import { ago, clock, cookie, countdown, h, leftUntil, setServerTime } from "./dom.js";
-import { loadStrings, locale, locales, switchTo, t } from "./i18n.js";
+import { clock, cookie, countdown, h, leftUntil, setServerTime } from "./dom.js";
+import { locale, locales, onLanguage, switchTo, t } from "./i18n.js";
 import { Panel, newDraft } from "./panel.js";
-import { showReminder } from "./pwa.js";
+import { connect, showConnection } from "./live.js";
+import { keyOf, renderSessions, waitingBar } from "./sessions.js";
 import { timelineItem } from "./timeline.js";
 
 const $ = (id) => document.getElementById(id);
@@ -10,8 +11,8 @@ const narrowQuery = window.matchMedia("(max-width: 720px)");
 const state = {
   sessions: [], pending: [], current: null, timeline: [], notes: [],
   drafts: new Map(), collapsed: new Set(), panel: null, dockKey: "", signedOut: false,
+  pinned: false, // a person opened this session (a click, its address): the page stays on it
 };
-const keyOf = (agent, session) => `${agent}\u0000${session}`;
 
 // HTTP ----------------------------------------------------------------------------------------
 
@@ -70,11 +71,13 @@ function pendingFor(key) {
   return state.pending.find((v) => keyOf(v.agent, v.session) === key) || null;
 }
 
+// Until a person opens a session, the page follows the questions waiting; after that it stays
+// where they went, and the waiting bar offers the others.
 function chooseSession() {
   const fromHash = decodeHash();
   const known = (key) => state.sessions.some((s) => keyOf(s.agent, s.session) === key);
   if (fromHash && known(fromHash) && fromHash !== state.current) return select(fromHash, false);
-  if (state.current && known(state.current) && pendingFor(state.current)) return;
+  if (state.current && known(state.current) && (state.pinned || pendingFor(state.current))) return;
   const waiting = state.pending[state.pending.length - 1];
   if (waiting) return select(keyOf(waiting.agent, waiting.session), false);
   if (!state.current || !known(state.current)) {
@@ -92,6 +95,12 @@ function select(key, reload = true) {
   if (reload) refresh();
 }
 
+// A person's own choice: the page keeps it however the questions change.
+function open(key) {
+  state.pinned = true;
+  select(key);
+}
+
 function decodeHash() {
   const [agent, session] = location.hash.slice(1).split("/");
   return agent && session ? keyOf(decodeURIComponent(agent), decodeURIComponent(session)) : null;
@@ -102,26 +111,12 @@ function decodeHash() {
 function render() {
   const box = $("timeline");
   const stick = box.scrollHeight - box.scrollTop - box.clientHeight < 80;
-  renderSessions();
+  renderSessions($("sessions"), state.sessions, state.current, open);
   renderHeader();
   renderTimeline();
   renderDock();
   tick();
   if (stick) box.scrollTop = box.scrollHeight;
-}
-
-function renderSessions() {
-  const items = state.sessions.map((s) => {
-    const key = keyOf(s.agent, s.session);
-    return h("button", { type: "button", class: `session${key === state.current ? " active" : ""}`,
-      "aria-current": key === state.current ? "true" : null, onclick: () => select(key) },
-      h("span", { class: "session-name", text: s.session }),
-      h("span", { class: "session-meta", text: t("agent {agent} · {ago}", { agent: s.agent, ago: ago(s.lastAt) }) }),
-      s.pending ? h("span", { class: "badge", "aria-label": t("{count} pending", { count: s.pending }),
-        text: String(s.pending) }) : null);
-  });
-  $("sessions").replaceChildren(...(items.length ? items
-    : [h("div", { class: "empty-side", text: t("No sessions yet") })]));
 }
 
 function renderHeader() {
@@ -159,10 +154,16 @@ function renderDock() {
   const input = $("composer-input");
   input.placeholder = view ? t("Type an answer to “{header}”…", { header: currentQuestion(view).header })
     : t("Nothing to answer right now");
+  const slot = $("question-slot");
+  if (!view) {
+    const others = state.pending.filter((v) => keyOf(v.agent, v.session) !== state.current);
+    state.panel = null;
+    state.dockKey = "";
+    slot.replaceChildren(...(others.length ? [waitingBar(others, nextSession)] : []));
+    return;
+  }
   if (key === state.dockKey) return;
   state.dockKey = key;
-  const slot = $("question-slot");
-  if (!view) { state.panel = null; slot.replaceChildren(); return; }
   if (!state.drafts.has(view.id)) state.drafts.set(view.id, newDraft());
   if (!state.panel || state.panel.view.id !== view.id) {
     state.panel = new Panel(view, state.drafts.get(view.id), {
@@ -196,7 +197,7 @@ function othersWaiting() {
 
 function nextSession() {
   const other = state.pending.find((v) => keyOf(v.agent, v.session) !== state.current);
-  if (other) select(keyOf(other.agent, other.session));
+  if (other) open(keyOf(other.agent, other.session));
 }
 
 function collapse(id) { state.collapsed.add(id); render(); $("composer-input").focus(); }
@@ -253,41 +254,6 @@ function autosize() {
   input.style.height = `${Math.min(input.scrollHeight, 160)}px`;
 }
 
-// live channel --------------------------------------------------------------------------------
-
-let settled = null;
-
-function connect() {
-  const conn = $("conn");
-  const events = new EventSource("/ui/events");
-  events.onopen = () => {
-    clearTimeout(settled); settled = null;
-    conn.dataset.state = "live";
-    showConnection();
-  };
-  events.onmessage = (msg) => {
-    const event = JSON.parse(msg.data);
-    if (event.type === "reminder") showReminder(event.text);
-    else if (["hello", "question", "resolved"].includes(event.type)) refresh();
-  };
-  events.onerror = () => {
-    // Streams end every so often by design; only a gap that lasts is shown.
-    settled = settled || setTimeout(() => {
-      conn.dataset.state = "offline";
-      showConnection();
-    }, 2500);
-    if (events.readyState === EventSource.CLOSED) {
-      events.close();
-      setTimeout(() => { if (!state.signedOut) { refresh(); connect(); } }, 2000);
-    }
-  };
-}
-
-function showConnection() {
-  const words = { live: t("Live"), offline: t("Reconnecting…"), connecting: t("Connecting…") };
-  $("conn-text").textContent = words[$("conn").dataset.state] || words.connecting;
-}
-
 // The language switch: shown once there is a choice; a pick re-renders everything in place.
 function languageSwitch() {
   const select = $("lang");
@@ -295,19 +261,21 @@ function languageSwitch() {
   select.replaceChildren(...locales.map((l) => h("option", { value: l.code,
     text: short ? l.code.toUpperCase() : l.name, title: l.name, selected: l.code === locale })));
   select.hidden = locales.length < 2;
-  select.onchange = async () => {
-    await switchTo(select.value);
-    showConnection();
-    state.dockKey = "";
-    state.panel = null;
-    render();
-  };
+  select.onchange = () => switchTo(select.value);
 }
 
-async function start() {
-  await loadStrings();
+function relabel() {
+  showConnection();
+  state.dockKey = "";
+  state.panel = null;
+  render();
+}
+
+function start() {
+  if (decodeHash()) state.pinned = true; // opened at a session's address
   showConnection();
   languageSwitch();
+  onLanguage(relabel);
   $("composer").addEventListener("submit", onCompose);
   $("composer-input").addEventListener("input", autosize);
   $("composer-input").addEventListener("keydown", (ev) => {
@@ -317,11 +285,11 @@ async function start() {
     const panel = state.panel;
     if (panel && panel.root.isConnected && !ev.defaultPrevented) panel.onKey(ev);
   });
-  window.addEventListener("hashchange", () => { const key = decodeHash(); if (key) select(key); });
+  window.addEventListener("hashchange", () => { const key = decodeHash(); if (key) open(key); });
   narrowQuery.addEventListener("change", renderDock);
   narrowQuery.addEventListener("change", languageSwitch);
   setInterval(tick, 1000);
-  connect();
+  connect(refresh, () => state.signedOut);
   refresh();
 }
 

@@ -1,10 +1,12 @@
-// Every word the page writes goes through t("English text {name}", { name }); translations come
-// from /ui/api/i18n in the language the person picked (cookie), or else the browser's.
+// Every word the page writes goes through t("English text {name}", { name }). The page arrives
+// with its strings inline (#i18n, in the language of the person's pick or else the browser's),
+// so the first thing drawn is already in that language; a switch fetches /ui/api/i18n.
 const COOKIE = "askbridge_lang";
 let strings = {};
 export let locale = "en";
 export let locales = [];
 const originals = new WeakMap();
+const listeners = [];
 
 export function t(message, fields) {
   let text = strings[message] || message;
@@ -12,19 +14,29 @@ export function t(message, fields) {
   return text;
 }
 
-export async function loadStrings() {
-  try {
-    const response = await fetch("/ui/api/i18n", { credentials: "same-origin" });
-    if (response.ok) ({ messages: strings, locale, locales } = await response.json());
-  } catch { /* keep English: the page still works */ }
+function use(loaded) {
+  ({ messages: strings, locale, locales } = loaded);
   document.documentElement.lang = locale;
   translatePage();
+}
+
+async function fetchStrings() {
+  try {
+    const response = await fetch("/ui/api/i18n", { credentials: "same-origin" });
+    if (response.ok) use(await response.json());
+  } catch { /* keep the words shown: the page still works */ }
+}
+
+// What draws words outside the page's marked elements redraws them here after a switch.
+export function onLanguage(redraw) {
+  listeners.push(redraw);
 }
 
 // A person's pick is remembered for a year and wins over Accept-Language.
 export async function switchTo(code) {
   document.cookie = `${COOKIE}=${encodeURIComponent(code)}; path=/; max-age=31536000; samesite=lax`;
-  await loadStrings();
+  await fetchStrings();
+  for (const redraw of listeners) redraw();
 }
 
 // The page's fixed words: elements marked data-t (their English text is the id), and the
@@ -41,3 +53,7 @@ export function translatePage() {
     for (const [attr, message] of Object.entries(originals.get(el))) el.setAttribute(attr, t(message));
   }
 }
+
+// Modules run once the page is parsed, before any other script draws: the inline strings are
+// read now, in step, so nothing can draw before them.
+use(JSON.parse(document.getElementById("i18n").textContent));

@@ -142,8 +142,9 @@ export class Panel {
       this.draft.other[q.id] = "";
     }
     this.error = "";
-    const single = !q.multiSelect;
-    if (single && !this.narrow && !(this.last && this.questions.length > 1)) this.advance();
+    // A pick never sends, on any screen: only Submit (or Enter) does, so it can still change.
+    // In the desktop stepper a single choice before the last question moves on to the next.
+    if (!q.multiSelect && !this.narrow && !this.last) this.advance();
     else this.render(!this.narrow);
   }
 

@@ -1,8 +1,8 @@
 // The installable app, page side: registers the service worker, shows when askbridge is offline,
 // runs the "Notify me on this device" control, and shows reminders. Its words are all in TEXT,
-// each read through t() so it follows the page's language.
+// each read through t(), and drawn again when the person switches language.
 import { cookie, h } from "./dom.js";
-import { t } from "./i18n.js";
+import { onLanguage, t } from "./i18n.js";
 
 export const TEXT = {
   get offline() { return t("Offline: askbridge cannot be reached. This is the saved app; questions appear again once it is back."); },
@@ -26,9 +26,10 @@ function setOffline(offline) {
   document.documentElement.toggleAttribute("data-offline", offline);
   let banner = $("offline");
   if (offline && !banner) {
-    banner = h("div", { id: "offline", class: "offline", role: "status", text: TEXT.offline });
+    banner = h("div", { id: "offline", class: "offline", role: "status" });
     document.body.prepend(banner);
   }
+  if (banner) banner.textContent = TEXT.offline;
   if (banner) banner.hidden = !offline;
   if (offline && !probing) probing = setInterval(probe, PROBE_MS);
   if (!offline && probing) { clearInterval(probing); probing = null; }
@@ -78,48 +79,55 @@ class NotifyControl {
     this.button = h("button", { type: "button", id: "notify", class: "notify",
       onclick: () => this.toggle() });
     this.state = "off";
+    this.words = "notifyOff";
   }
 
-  show(state, text) {
+  // `words` names an entry of TEXT, so a language switch can draw it again.
+  show(state, words) {
     this.state = state;
+    this.words = words;
     this.button.dataset.state = state;
-    this.button.textContent = text;
-    this.button.title = text;
+    this.button.textContent = TEXT[words];
+    this.button.title = TEXT[words];
     this.button.disabled = ["busy", "denied", "unsupported"].includes(state);
+  }
+
+  relabel() {
+    if (this.button.textContent) this.show(this.state, this.words);
   }
 
   async init() {
     const standalone = matchMedia("(display-mode: standalone)").matches || navigator.standalone;
     if (!this.registration || !("PushManager" in window) || !("Notification" in window)) {
       const ios = /iPhone|iPad|iPod/.test(navigator.userAgent) && !standalone;
-      return this.show("unsupported", ios ? TEXT.notifyIos : TEXT.notifyUnsupported);
+      return this.show("unsupported", ios ? "notifyIos" : "notifyUnsupported");
     }
-    if (Notification.permission === "denied") return this.show("denied", TEXT.notifyDenied);
+    if (Notification.permission === "denied") return this.show("denied", "notifyDenied");
     const existing = await this.registration.pushManager.getSubscription();
     if (existing) await send("POST", existing.toJSON()).catch(() => null); // heals a server that forgot it
-    this.show(existing ? "on" : "off", existing ? TEXT.notifyOn : TEXT.notifyOff);
+    this.show(existing ? "on" : "off", existing ? "notifyOn" : "notifyOff");
   }
 
   async toggle() {
     const was = this.state;
-    this.show("busy", TEXT.notifyBusy);
+    this.show("busy", "notifyBusy");
     try {
       if (was === "on") await this.unsubscribe(); else await this.subscribe();
     } catch {
-      this.show(was, was === "on" ? TEXT.notifyOn : TEXT.notifyFailed);
+      this.show(was, was === "on" ? "notifyOn" : "notifyFailed");
     }
   }
 
   async subscribe() {
     if (await Notification.requestPermission() !== "granted") {
-      return this.show("denied", TEXT.notifyDenied);
+      return this.show("denied", "notifyDenied");
     }
     const key = await fetch("/ui/api/push/key", { credentials: "same-origin" }).then((r) => r.json());
     const subscription = await this.registration.pushManager.subscribe({
       userVisibleOnly: true, applicationServerKey: keyBytes(key.publicKey) });
     const response = await send("POST", subscription.toJSON());
     if (response.status !== 201) throw new Error(`subscribe refused: ${response.status}`);
-    this.show("on", TEXT.notifyOn);
+    this.show("on", "notifyOn");
   }
 
   async unsubscribe() {
@@ -128,7 +136,7 @@ class NotifyControl {
       await send("DELETE", { endpoint: subscription.endpoint });
       await subscription.unsubscribe();
     }
-    this.show("off", TEXT.notifyOff);
+    this.show("off", "notifyOff");
   }
 }
 
@@ -157,7 +165,12 @@ async function start() {
   const control = new NotifyControl(registration);
   const slot = $("notify-slot");
   if (slot) slot.replaceChildren(control.button);
-  await control.init().catch(() => control.show("unsupported", TEXT.notifyUnsupported));
+  onLanguage(() => {
+    control.relabel();
+    if ($("offline")) $("offline").textContent = TEXT.offline;
+    if ($("reminder")) $("reminder").title = TEXT.dismiss;
+  });
+  await control.init().catch(() => control.show("unsupported", "notifyUnsupported"));
   await probe();
 }
 

@@ -4,7 +4,8 @@ const SHELL = "askbridge-shell-v1";
 const AUTH = "askbridge-auth-v1";
 const CSRF_KEY = "/__askbridge/csrf";
 const ASSETS = ["/ui/static/app.js", "/ui/static/dom.js", "/ui/static/panel.js",
-  "/ui/static/timeline.js", "/ui/static/pwa.js", "/ui/static/i18n.js", "/ui/static/app.css",
+  "/ui/static/timeline.js", "/ui/static/pwa.js", "/ui/static/sessions.js", "/ui/static/live.js",
+  "/ui/static/i18n.js", "/ui/static/app.css",
   "/ui/static/icon-192.png", "/ui/static/icon-512.png", "/manifest.webmanifest"];
 const OFFLINE = { error: "offline", details: [{ loc: "request",
   msg: "askbridge cannot be reached right now; answers are possible again once it is back." }] };

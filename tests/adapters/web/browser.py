@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Browser, Page, ViewportSize, async_playwright
+from playwright.async_api import Browser, BrowserContext, Page, ViewportSize, async_playwright
 
 from tests.harness import WEB_TOKEN, Running
 
@@ -34,10 +34,14 @@ async def browser() -> AsyncIterator[Browser]:
 
 @asynccontextmanager
 async def signed_in(browser: Browser, r: Running, viewport: ViewportSize = DESKTOP,
+                    prepare: Callable[[BrowserContext], Awaitable[None]] | None = None,
                     **options: object) -> AsyncIterator[Page]:
-    """A page logged in with the web token; closed before the server stops (its stream ends)."""
+    """A page logged in with the web token; closed before the server stops (its stream ends).
+    `prepare` sets the context up (routes, scripts) before the page first loads."""
     context = await browser.new_context(viewport=viewport, **options)  # type: ignore[arg-type]
     context.set_default_timeout(WAIT_MS)
+    if prepare is not None:
+        await prepare(context)
     page = await context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))

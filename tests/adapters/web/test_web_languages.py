@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from pathlib import Path
 
-from playwright.async_api import Browser, expect
+from playwright.async_api import Browser, BrowserContext, Route, expect
 
+from adapters.web.render import index_page
+from adapters.web.routes import STATIC
 from adapters.web.security import CSRF_COOKIE, CSRF_HEADER
 from bridge import translations
 from tests.adapters.web.browser import signed_in
@@ -16,7 +19,7 @@ from tests.harness import WEB_TOKEN, make_config, running, until
 
 ENGLISH_CHROME = re.compile(
     r"\b(Skip|Next|Back|Submit|Other|Sessions|Choose|Type|Waiting|Live|Send|questions?|"
-    r"Collapse|Expand|answer)\b")
+    r"Collapse|Expand|answer|Notify|device|browser|waiting)\b")
 """The page's own English words; the agent's words in THREE avoid them."""
 
 
@@ -76,3 +79,53 @@ async def test_signed_out_page_in_the_browsers_language(tmp_path: Path) -> None:
         page = await web.get("/", headers={"accept-language": "id"})
         assert page.status_code == 401 and "Masuk ke askbridge" in page.text
         assert '<html lang=id>' in page.text
+
+
+async def test_the_notify_control_follows_a_switch(tmp_path: Path, browser: Browser) -> None:
+    async with running(make_config(tmp_path, surfaces=SURFACES)) as r, \
+            signed_in(browser, r, locale="en-US") as page:
+        notify = page.locator("#notify")
+        await expect(notify).to_have_text("Notify me on this device")
+        await page.locator("#lang").select_option("id")
+        await expect(page.locator("#conn-text")).to_have_text("Terhubung")
+        await expect(notify).to_have_text("Beri tahu saya di perangkat ini")
+        await expect(notify).to_have_attribute("title", "Beri tahu saya di perangkat ini")
+        await page.locator("#lang").select_option("en")
+        await expect(notify).to_have_text("Notify me on this device")
+
+
+async def test_a_first_load_is_in_the_browsers_language_however_slow_the_strings(
+        tmp_path: Path, browser: Browser) -> None:
+    """Whatever the page draws before its strings could arrive over a slow request is drawn in
+    the person's language too: the strings request is held until the notify control has drawn."""
+    drawn = asyncio.Event()
+
+    async def hold(route: Route) -> None:
+        await asyncio.wait_for(drawn.wait(), 10)
+        await route.continue_()
+
+    async def slow_strings(context: BrowserContext) -> None:
+        await context.route("**/ui/api/i18n", hold)
+
+    # without a service worker the control draws at once, and every request is the page's own
+    async with running(make_config(tmp_path, surfaces=SURFACES)) as r, \
+            signed_in(browser, r, prepare=slow_strings, locale="id-ID",
+                      service_workers="block") as page:
+        notify = page.locator("#notify")
+        await expect(notify).to_have_text(re.compile(r"\S"))
+        drawn.set()
+        await expect(page.locator("#conn-text")).to_have_text("Terhubung")
+        await expect(notify).to_have_text("Peramban ini tidak bisa menampilkan notifikasi dari askbridge")
+        text = await page.locator("body").inner_text()
+        assert not ENGLISH_CHROME.search(text), f"English on an Indonesian page: {text}"
+
+
+def test_the_inline_strings_cannot_end_their_script_element() -> None:
+    template = (STATIC / "index.html").read_text(encoding="utf-8")
+    strings = {"locale": "id", "messages": {"Send": "</script><script>alert(1)</script>"},
+               "locales": []}
+    page = index_page(template, "id", strings).decode()
+    assert page.startswith('<!doctype html>\n<html lang="id">')
+    inline = re.search(r'<script type="application/json" id="i18n">(.*?)</script>', page)
+    assert inline is not None and json.loads(inline.group(1)) == strings
+    assert "<script>alert" not in page

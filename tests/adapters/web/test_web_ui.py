@@ -71,6 +71,7 @@ async def test_keyboard_and_skip(tmp_path: Path, browser: Browser) -> None:
         second = asyncio.create_task(client.ask(DESCRIBED))
         await expect(panel).to_be_visible()
         await page.keyboard.press("2")
+        await page.keyboard.press("Enter")  # a pick alone never sends
         result = await asyncio.wait_for(second, 10)
         assert result.to_json()["answers"]["answers"]["deploy_target"] == {"answers": ["Production"]}
         await expect(page.locator(".entry .reply").last).to_contain_text("Deploy: Production")
@@ -165,6 +166,7 @@ async def test_reload_recovers_pending_and_sessions_are_navigable(
             await expect(badges).to_have_count(1)
             await page.locator(".session", has_text="deploy").click()
             await page.locator(".panel").get_by_text("Canary", exact=True).click()
+            await page.locator(".panel").get_by_role("button", name="Submit").click()
             results = await asyncio.wait_for(asyncio.gather(*asks), 10)
         assert [x.to_json()["status"] for x in results] == ["answered", "no_answer"]
 
@@ -184,6 +186,7 @@ async def test_reconnect_recovers_a_question_asked_while_offline(
             await expect(page.locator("#conn")).to_have_attribute("data-state", "live")
             panel = page.locator(".panel")
             await panel.get_by_text("Canary", exact=True).click()
+            await panel.get_by_role("button", name="Submit").click()
             result = await asyncio.wait_for(ask, 10)
         assert result.to_json()["answers"]["answers"]["deploy_target"] == {"answers": ["Canary"]}
 
