@@ -15,6 +15,7 @@ from pathlib import Path
 import aiohttp
 
 from bench.fanout import run_fanout
+from bench.history import history_bench
 from bench.latency import Bare, Fake, run_latency
 from bench.pg import run_store_pg
 from bench.procs import TOKENS, askbridge_proc, fake_proc, relay_proc
@@ -35,7 +36,7 @@ from bench.scale import ptb_flood, run_scale
 from bench.stats import Report
 from bench.store import run_store
 
-EVERYTHING = "store,pgstore,latency,scale,reach,fanout,replicas"
+EVERYTHING = "store,pgstore,history,latency,scale,reach,fanout,replicas"
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -60,6 +61,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--fanout-rounds", type=int, default=100, help="fan-out latency rounds")
     p.add_argument("--replica-asks", type=int, default=1_000, help="asks per replica setup")
     p.add_argument("--replica-rounds", type=int, default=60, help="answer rounds per setup")
+    p.add_argument("--history-rounds", type=int, default=300,
+                   help="answer rounds per store with 100 and with 100,000 past deliveries")
+    p.add_argument("--retention-before", type=float, default=15.0,
+                   help="seconds of asks timed before retention starts deleting 100,000")
+    p.add_argument("--history-stores", default="sqlite,postgres", help="sqlite, postgres or both")
     p.add_argument("--profile", type=Path, help="run askbridge under cProfile; .prof files here")
     p.add_argument("--keep", action="store_true", help="keep the temporary directory (logs, dbs)")
     return p.parse_args(argv)
@@ -86,7 +92,11 @@ async def main(args: argparse.Namespace) -> Report:
                        STORE_VS_SQLITE)
         if "pgstore" in only:
             store_rows(report, await run_store_pg(args.store_asks), "asyncpg", STORE_VS_ASYNCPG)
-        await with_fake(args, only, report, tmp)
+        if "history" in only:
+            await history_bench(report, tmp, args.history_stores.split(","),
+                                args.history_rounds, args.retention_before)
+        if only & {"latency", "scale", "reach", "fanout", "replicas"}:  # these need the fake
+            await with_fake(args, only, report, tmp)
     finally:
         if not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -17,7 +17,8 @@ from bridge.core.broker import new_question_id
 from bridge.model.contract import AskRequest, AskResult
 from bridge.model.ids import AgentName, MessageRef, SessionKey, SurfaceId, UserRef
 from bridge.model.validation import parse_ask_request
-from bridge.store.records import AnsweredBy, QuestionRecord, Resolution, Store, now_ms
+from bridge.store.protocol import Store
+from bridge.store.records import AnsweredBy, QuestionRecord, Resolution, now_ms
 from bridge.store.sqlite_store import SqliteStore
 
 PRAGMAS = ("journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON", "busy_timeout=5000")

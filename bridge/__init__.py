@@ -61,6 +61,7 @@ from bridge.runtime.backoff import backoff, backoff_delay
 from bridge.runtime.config import BridgeConfig, ConfigError, adapter_section, env_secret
 from bridge.runtime.config_problems import config_problems
 from bridge.runtime.security import SIGNATURE_HEADER, sign, verify_signature
+from bridge.runtime.tally import count_rate_limited
 from bridge.runtime.tls import client_tls
 from bridge.text.i18n import (
     DEFAULT_LOCALE,
@@ -143,6 +144,7 @@ __all__ = [
     "caption",
     "client_tls",
     "config_problems",
+    "count_rate_limited",
     "env_secret",
     "hand_in",
     "negotiate",

@@ -13,7 +13,7 @@ def uncommented() -> str:
     lines = []
     inside = False
     for line in EXAMPLE.read_text().splitlines():
-        if re.match(r"^# \[(telegram|discord|slack|webhooks\.sms)\]$", line):
+        if re.match(r"^# \[(telegram|discord|slack|email|webhooks\.sms)\]$", line):
             inside = True
         elif not line.strip():
             inside = False

@@ -88,6 +88,7 @@ async def running(
     config = config.model_copy(update={"server": config.server.model_copy(update={"port": port})})
     bridge = Bridge.build(config, env or base_env(), discover() if plugins is None else plugins)
     server = BridgeServer(bridge, "127.0.0.1", port)
+    await bridge.start()  # as `serve` does: a refused credential raises here, before listening
     task = asyncio.create_task(server.serve())
     await until(lambda: server.started or task.done(), timeout=15, interval=0.01)
     if task.done():

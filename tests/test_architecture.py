@@ -211,13 +211,16 @@ def test_no_two_test_modules_share_a_name() -> None:
 
 
 def test_tests_of_bridge_mirror_its_packages() -> None:
-    """tests/bridge/<package>/test_<module>.py tests bridge/<package>/<module>(.py or package);
-    `test_<package>.py` tests the package as a whole, `_replicas` the module across replicas."""
+    """tests/bridge/<package>/test_<module>.py tests bridge/<package>/<module>(.py or package),
+    `test_<module>_<aspect>.py` one aspect of it (`_replicas`: across replicas), and
+    `test_<package>.py` the package as a whole."""
     for path in (ROOT / "tests" / "bridge").rglob("test_*.py"):
         package = path.parent.relative_to(ROOT / "tests" / "bridge")
         assert len(package.parts) == 1 and package.parts[0] in LAYERS, \
             f"{path.relative_to(ROOT)}: put it in the folder of the package it tests"
-        name = path.stem.removeprefix("test_").removesuffix("_replicas")
+        words = path.stem.removeprefix("test_").split("_")
+        names = ["_".join(words[:n]) for n in range(1, len(words) + 1)]
         home = ROOT / "bridge" / package
-        assert name == package.parts[0] or (home / f"{name}.py").exists() \
-            or (home / name).is_dir(), f"{path.relative_to(ROOT)} names no module of {home}"
+        assert any(name == package.parts[0] or (home / f"{name}.py").exists()
+                   or (home / name).is_dir() for name in names), \
+            f"{path.relative_to(ROOT)} names no module of {home}"

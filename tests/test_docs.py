@@ -11,6 +11,7 @@ import pytest
 from pydantic import BaseModel, TypeAdapter
 
 from adapters.discord.config import DiscordConfig
+from adapters.email.config import EmailConfig
 from adapters.matrix.config import MatrixConfig
 from adapters.slack.config import SlackConfig
 from adapters.telegram.config import TelegramConfig
@@ -22,9 +23,10 @@ from tests.example import uncommented
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-GUIDES = [ROOT / "docs" / f"{name}.md" for name in ("telegram", "discord", "slack", "deploy")]
+GUIDES = [ROOT / "docs" / f"{name}.md" for name in ("telegram", "discord", "slack", "deploy",
+                                                       "email")]
 SECTIONS: dict[str, Any] = {"telegram": TelegramConfig, "discord": DiscordConfig,
-                            "matrix": MatrixConfig,
+                            "matrix": MatrixConfig, "email": EmailConfig,
                             "slack": SlackConfig, "webhooks": dict[str, WebhookChannelConfig],
                             "web": WebConfig}
 
@@ -76,7 +78,7 @@ def test_one_place_lists_every_environment_variable() -> None:
 
 
 def _models() -> list[type[BaseModel]]:
-    return [TelegramConfig, DiscordConfig, SlackConfig, WebhookChannelConfig]
+    return [TelegramConfig, DiscordConfig, SlackConfig, WebhookChannelConfig, EmailConfig]
 
 
 def _fields(model: type[BaseModel]) -> list[tuple[str, Any]]:

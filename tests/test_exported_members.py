@@ -21,7 +21,7 @@ EXPORTED = {
     "Queries", "QuestionId", "Refused", "Reminder", "Reminding", "Routed", "SIGNATURE_HEADER",
     "SKIP_BUTTON", "SelectionChanged", "SessionKey", "StepChanged", "Skip", "SubmitPressed", "SurfaceId",
     "TextLayout", "TextReceived", "UserRef", "adapter_section", "backoff", "backoff_delay",
-    "caption", "client_tls", "config_problems", "env_secret", "hand_in", "negotiate",
+    "caption", "client_tls", "config_problems", "count_rate_limited", "env_secret", "hand_in", "negotiate",
     "parse_answer", "parse_ask_request", "parse_json", "parse_reply", "prompt_text", "sign",
     "split_escaped", "split_text", "status_room", "surface_platform", "surface_target",
     "time_of_day", "tr", "translations", "verify_signature",

@@ -184,11 +184,8 @@ class DiscordAdapter:
             login.cancel()
         if client is not None:
             await client.close()
-        if runner is not None:
-            try:
-                await asyncio.wait_for(runner, 10)
-            except Exception as exc:  # the gateway's end is not ours to report
-                log.info("discord_stopped", error=type(exc).__name__)
+        if runner is not None:  # its end (also cancelled, while still logging in) is not ours
+            await asyncio.wait({runner}, timeout=10)
 
     async def check(self) -> str:
         """`askbridge doctor`: who the token belongs to (GET users/@me)."""

@@ -26,6 +26,7 @@ from adapters.matrix.sync import Syncer, remember
 from bridge import (
     AdapterState,
     Capabilities,
+    ConfigError,
     Delivery,
     DeliveryError,
     Finalization,
@@ -65,6 +66,13 @@ class MatrixAdapter:
         """Ready to send and finalize; receiving starts with `connect()` (the leader only)."""
         self._sink, self._queries = sink, queries
         self._client = MatrixClient(self.config, self._token)
+        try:
+            await self._client.whoami()
+        except DeliveryError as exc:
+            if exc.__cause__ is None:  # the homeserver answered: it refuses the token
+                raise ConfigError(f"Matrix: {exc}.") from None
+            # Unreachable: sending fails per call and the sync loop backs off until it is back.
+            log.warning("matrix_unreachable_at_start", error=str(exc))
         log.info("matrix_started", user_id=self.config.user_id, native=self.config.native)
         if not self.config.answerers:
             log.warning("matrix_no_answerers", hint="list who may answer in [matrix] answerers")

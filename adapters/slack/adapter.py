@@ -23,6 +23,7 @@ from adapters.slack.calls import api_error as _api_error
 from adapters.slack.calls import library_logger as _library_logger
 from adapters.slack.calls import not_client_wins as _not_client_wins
 from adapters.slack.calls import retry_handlers as _retry_handlers
+from adapters.slack.calls import verify_tokens
 from adapters.slack.calls import whoami as _whoami
 from adapters.slack.config import SlackConfig
 from adapters.slack.ids import message_ref, parse_ref, target_of
@@ -101,6 +102,7 @@ class SlackAdapter:
         # One connection pool for every Web API call: without a session of its own the SDK
         # opens (and closes) a connection for each call.
         self.client.session = aiohttp.ClientSession()
+        await verify_tokens(self.client, self.config, self._app_token)
 
     async def connect(self) -> None:
         """Leader only (LongConnection): open the Socket Mode websocket (socket mode)."""

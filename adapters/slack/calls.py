@@ -7,6 +7,7 @@ from collections.abc import Awaitable
 from typing import TypeVar
 
 import aiohttp
+import structlog
 from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.http_retry.async_handler import AsyncRetryHandler
@@ -16,21 +17,38 @@ from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncServerErrorRetryHandler,
 )
 from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryIntervalCalculator
+from slack_sdk.http_retry.request import HttpRequest
+from slack_sdk.http_retry.response import HttpResponse
+from slack_sdk.http_retry.state import RetryState
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.config import SlackConfig
-from bridge import DeliveryError
+from bridge import ConfigError, DeliveryError, count_rate_limited
 
+log = structlog.get_logger("askbridge.slack")
 _CLIENT_WINS = warning_client_prioritized_and_token_skipped()
 T = TypeVar("T")
 NETWORK = (SlackClientError, aiohttp.ClientError, TimeoutError, OSError)
 """What a Web API call raises when Slack refused it or could not be reached."""
 
 
+class _CountedRateLimits(AsyncRateLimitErrorRetryHandler):
+    """slack_sdk's own 429 handling (it waits Retry-After), counting each 429 for /metrics."""
+
+    async def _can_retry_async(self, *, state: RetryState, request: HttpRequest,
+                               response: HttpResponse | None = None,
+                               error: Exception | None = None) -> bool:
+        limited = await super()._can_retry_async(state=state, request=request,
+                                                 response=response, error=error)
+        if limited:
+            count_rate_limited("slack")
+        return limited
+
+
 def retry_handlers(retries: int) -> list[AsyncRetryHandler]:
     backoff = BackoffRetryIntervalCalculator(backoff_factor=0.5)
     return [
-        AsyncRateLimitErrorRetryHandler(max_retry_count=retries),
+        _CountedRateLimits(max_retry_count=retries),
         AsyncServerErrorRetryHandler(max_retry_count=retries, interval_calculator=backoff),
         AsyncConnectionErrorRetryHandler(max_retry_count=retries, interval_calculator=backoff),
     ]
@@ -68,6 +86,23 @@ async def _checked(call: Awaitable[T], base_url: str, refused: str) -> T:
         raise DeliveryError(refused.format(error=api_error(exc))) from exc
     except NETWORK as exc:
         raise DeliveryError(unreachable(base_url, exc)) from exc
+
+
+REFUSED_TOKEN = frozenset({"invalid_auth", "not_authed", "account_inactive", "token_revoked",
+                           "token_expired", "not_allowed_token_type"})
+"""Slack's errors for a credential it refuses: fatal at start, where retrying cannot help."""
+
+
+async def verify_tokens(client: AsyncWebClient, config: SlackConfig, app_token: str) -> None:
+    """At start: a token Slack refuses is a `ConfigError`; Slack unreachable (or any other
+    answer) is only logged, since sending retries each call and Socket Mode reconnects."""
+    try:
+        await whoami(client, config, app_token)
+    except DeliveryError as exc:
+        cause = exc.__cause__
+        if isinstance(cause, SlackApiError) and api_error(cause) in REFUSED_TOKEN:
+            raise ConfigError(str(exc)) from None
+        log.warning("slack_unreachable_at_start", error=str(exc))
 
 
 async def whoami(client: AsyncWebClient, config: SlackConfig, app_token: str) -> str:

@@ -34,6 +34,7 @@ from bridge import (
     DEFAULT_LOCALE,
     AdapterState,
     Capabilities,
+    ConfigError,
     Delivery,
     DeliveryError,
     Finalization,
@@ -95,9 +96,8 @@ class TelegramAdapter:
         self._app = self._build()
         try:
             await self._connect(self._app)
-        except InvalidToken as exc:
-            self._down = explain(exc, self.config.token_env)
-            log.error("telegram_token_rejected", token_env=self.config.token_env)
+        except InvalidToken as exc:  # refused, not unreachable: retrying cannot fix it
+            raise ConfigError(explain(exc, self.config.token_env)) from None
         except NetworkError as exc:
             log.warning("telegram_unreachable", error=type(exc).__name__)
             self._connecting = asyncio.create_task(self._reconnect(self._app))

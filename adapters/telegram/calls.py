@@ -25,7 +25,7 @@ from telegram.request import HTTPXRequest
 from telegram.warnings import PTBDeprecationWarning, PTBUserWarning
 
 from adapters.telegram.config import TelegramConfig
-from bridge import DeliveryError, backoff_delay, client_tls
+from bridge import DeliveryError, backoff_delay, client_tls, count_rate_limited
 
 log = structlog.get_logger("askbridge.telegram")
 T = TypeVar("T")
@@ -116,6 +116,7 @@ class Caller:
             except BadRequest:
                 raise
             except RetryAfter as exc:
+                count_rate_limited("telegram")
                 last = exc
                 wait = retry_after_seconds(exc)
                 if wait > self.config.max_retry_after:

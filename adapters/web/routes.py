@@ -220,7 +220,8 @@ class WebRoutes:
         agent = request.query_params.get("agent", "")
         session = request.query_params.get("session", "")
         items = await core.queries.timeline_view(AgentName(agent), SessionKey(session))
-        return _json({"agent": agent, "session": session, "items": [ui_view(v) for v in items]})
+        return _json({"agent": agent, "session": session, "items": [ui_view(v) for v in items],
+                      "keep": core.queries.keep})
 
     async def question(self, request: Request, core: Core) -> Response:
         view = await core.queries.question_view(QuestionId(request.path_params["question_id"]))

@@ -15,7 +15,10 @@ def create(ctx: AdapterContext) -> WebhookAdapter | None:
         f"[webhooks.{name}] reads its secret from ${channel.secret_env}, which is not "
         "set; export a long random string there (the gateway signs with it too)."))
         for name, channel in channels.items()}
-    return WebhookAdapter(channels, secrets)
+    web = ctx.config.section("web") or {}
+    # The console's prompts link to the question in the web UI, when there is one to open.
+    web_url = ctx.base_url if web.get("enabled", True) and ctx.base_url else None
+    return WebhookAdapter(channels, secrets, web_url=web_url)
 
 
 plugin = AdapterPlugin(platform="webhook", create=create, sections=("webhooks",))

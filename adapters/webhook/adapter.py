@@ -38,6 +38,7 @@ from bridge import (
     SurfaceId,
     backoff,
     client_tls,
+    count_rate_limited,
     parse_json,
     sign,
     verify_signature,
@@ -56,8 +57,10 @@ class WebhookAdapter:
     platform = "webhook"
 
     def __init__(self, channels: dict[str, WebhookChannelConfig], secrets: dict[str, str],
-                 transport: httpx.AsyncBaseTransport | None = None) -> None:
+                 transport: httpx.AsyncBaseTransport | None = None,
+                 web_url: str | None = None) -> None:
         self.channels = channels
+        self.web_url = web_url
         self.secrets = secrets
         self._sink: InboundSink | None = None
         self._fresh = {name: Freshness(c.replay_window_seconds, c.require_timestamp)
@@ -86,8 +89,9 @@ class WebhookAdapter:
         name, conversation = target_of(surface)
         if name not in self.channels or not conversation:
             raise DeliveryError(f"no webhook channel {name!r} is configured for {surface}")
+        link = render.web_link(self.web_url, prompt) if self.web_url else None
         await self._send(name, conversation,
-                         render.prompt(conversation, prompt, self.channels[name].max_len))
+                         render.prompt(conversation, prompt, self.channels[name].max_len), link)
         return message_ref(prompt.question_id)
 
     async def remind(self, delivery: Delivery, reminder: Reminder) -> MessageRef | None:
@@ -102,15 +106,18 @@ class WebhookAdapter:
         await self._send(name, conversation,
                          render.final(conversation, final, self.channels[name].max_len))
 
-    async def _send(self, name: str, conversation: str, payloads: list[render.Payload]) -> None:
-        """Each part in order; a part the gateway refuses stops the rest (DeliveryError)."""
+    async def _send(self, name: str, conversation: str, payloads: list[render.Payload],
+                    link: str | None = None) -> None:
+        """Each part in order; a part the gateway refuses stops the rest (DeliveryError).
+        `link` (the question in the web UI) is shown on the console, never posted."""
         for payload in payloads:
-            await self._send_one(name, conversation, payload)
+            await self._send_one(name, conversation, payload, link)
 
-    async def _send_one(self, name: str, conversation: str, payload: render.Payload) -> None:
+    async def _send_one(self, name: str, conversation: str, payload: render.Payload,
+                        link: str | None = None) -> None:
         channel = self.channels[name]
         if channel.url is None:
-            sys.stdout.write(render.console_block(conversation, payload))
+            sys.stdout.write(render.console_block(conversation, payload, link))
             sys.stdout.flush()
             return
         body = json.dumps(payload).encode()
@@ -137,6 +144,8 @@ class WebhookAdapter:
             return f"the gateway could not be reached ({type(exc).__name__})", True
         if response.status_code < 300:
             return None, False
+        if response.status_code == 429:
+            count_rate_limited("webhook")
         return (f"the gateway answered HTTP {response.status_code}",
                 response.status_code in RETRY_STATUSES)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 from bridge import Finalization, Prompt, QuestionId, Reminder, split_text, tr
 
@@ -33,8 +34,15 @@ def final(conversation: str, final: Finalization, max_len: int) -> list[Payload]
                      f"{title}: {final.status_line}", max_len)
 
 
-def console_block(conversation: str, payload: Payload) -> str:
-    """How the local channel shows a payload on the server's console."""
+def web_link(web_url: str, prompt: Prompt) -> str:
+    """The question in the web UI: its session's panel (the page reads `#agent/session`)."""
+    return f"{web_url}/#{quote(prompt.agent, safe='')}/{quote(prompt.session, safe='')}"
+
+
+def console_block(conversation: str, payload: Payload, link: str | None = None) -> str:
+    """How the local channel shows a payload on the server's console (with the web UI's link
+    to the question, when there is one, so it can be answered there with a click)."""
     bar = "─" * 60
+    web = f"{tr('en', 'Open in the web UI:')} {link}\n" if link else ""
     return f"\n{bar}\n[{payload['kind']} → {conversation} · {payload['questionId']}]\n" \
-           f"{payload['text']}\n{bar}\n"
+           f"{payload['text']}\n{web}{bar}\n"

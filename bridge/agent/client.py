@@ -188,5 +188,17 @@ class AskClient:
                                     params={"limit": limit})
         return list(response.json()["questions"])
 
+    async def pending(self) -> list[dict[str, Any]]:
+        """This agent's pending questions in every session, newest first (every page)."""
+        found: list[dict[str, Any]] = []
+        cursor: str | None = ""
+        while cursor is not None:
+            page = (await self._call("GET", "/v1/questions", params={
+                "status": "pending", "limit": 200, **({"cursor": cursor} if cursor else {})})
+                    ).json()
+            found += page["questions"]
+            cursor = page.get("nextCursor")
+        return found
+
     async def me(self) -> dict[str, Any]:
         return dict((await self._call("GET", "/v1/me")).json())

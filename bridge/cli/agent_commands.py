@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 import os
+import signal
 import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -13,6 +14,7 @@ from typing import Any
 import httpx
 
 from bridge.agent.client import DEFAULT_URL, AskClient, AskError, NoToken, unreachable
+from bridge.model.contract import AskResult
 from bridge.text.i18n import tr
 
 EXIT_ANSWERED = 0
@@ -32,6 +34,7 @@ def run_client(command: str, args: argparse.Namespace,
     """Run `body` with a client, turning every way it can fail into one line and an exit code."""
 
     async def main() -> int:
+        stop_on_signals()
         async with AskClient(args.url, args.token, args.session) as client:
             return await body(client)
 
@@ -47,8 +50,29 @@ def run_client(command: str, args: argparse.Namespace,
     except httpx.TransportError:
         say(command, unreachable(_url(args)))
         return EXIT_FAILED
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, asyncio.CancelledError):
         return EXIT_NO_ANSWER
+
+
+def stop_on_signals() -> None:
+    """SIGTERM and SIGHUP (a closed terminal) stop the command as Ctrl-C does: the running
+    task is cancelled, so a waiting ask cancels its question instead of locking its session."""
+    loop, task = asyncio.get_running_loop(), asyncio.current_task()
+    assert task is not None
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        loop.add_signal_handler(sig, task.cancel)
+
+
+async def stopped(client: AskClient, question_id: str) -> AskResult:
+    """The result of a question whose wait was stopped: cancelled now (an answer that already
+    won stays the answer); `cancelled` when the server cannot say."""
+    task = asyncio.current_task()
+    if task is not None:
+        task.uncancel()  # the stop is handled here; later awaits must run
+    try:
+        return await asyncio.wait_for(client.cancel(question_id), 5)
+    except (AskError, httpx.TransportError, TimeoutError):
+        return AskResult.model_validate({"status": "no_answer", "reason": "cancelled"})
 
 
 def _url(args: argparse.Namespace) -> str:
@@ -81,10 +105,16 @@ def cmd_ask(args: argparse.Namespace) -> int:
     async def ask(client: AskClient) -> int:
         # Asked without blocking, so its id is known at once; then long-polled (Ctrl-C cancels).
         created = await client.create(body)
-        say("ask", tr("en", "asked {id}; waiting for the answer (Ctrl-C cancels it)…",
-                      id=created["id"]))
-        result = await client.wait(str(created["id"]))
-        print(json.dumps(result.to_json()))
+        for warning in created.get("warnings", []):
+            say("ask", tr("en", "warning: {loc}: {msg}", loc=warning.get("loc"),
+                          msg=warning.get("msg")))
+        qid = str(created["id"])
+        say("ask", tr("en", "asked {id}; waiting for the answer (Ctrl-C cancels it)…", id=qid))
+        try:
+            result = await client.wait(qid)
+        except asyncio.CancelledError:
+            result = await stopped(client, qid)
+        print(json.dumps(result.to_json()), flush=True)
         return EXIT_ANSWERED if result.status == "answered" else EXIT_NO_ANSWER
 
     return run_client("ask", args, ask)

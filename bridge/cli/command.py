@@ -1,28 +1,26 @@
-"""The `askbridge` command's parser and the operator's commands (serve, doctor, reply)."""
+"""The `askbridge` command's parser, and the operator's commands (serve, doctor)."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
-from bridge.agent.client import unreachable
-from bridge.cli import agent_commands
+from bridge.agent.client import DEFAULT_URL
+from bridge.cli import agent_commands, reply_command, waiting_commands
 from bridge.runtime.config import (
     BridgeConfig,
     ConfigError,
     default_env,
     embedded_defaults,
     load_config,
-    load_credentials,
     web_ui,
 )
 from bridge.runtime.version import package_version
-from bridge.text.i18n import negotiate, tr
+from bridge.text.i18n import tr
 
 EXIT_USAGE = 2
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -32,13 +30,16 @@ def _welcome(config: BridgeConfig, env: dict[str, str], created: bool) -> str:
     agent = config.agents[0]
     token = env[agent.token_env]
     web = env.get(web_ui(config)[1], "")
+    # The hints must work as printed: away from the default address they say where to go.
+    url = "" if config.base_url == DEFAULT_URL else f" --url {config.base_url}"
     lines = [
         "askbridge is running on its embedded defaults.",
         f"  API:        {config.base_url}  (OpenAPI at /openapi.json)",
         f"  Web UI:     {config.base_url}/?token={web}",
         f"  Agent:      {agent.name} (role main), token {token}",
-        "  Ask:        askbridge ask \"Deploy where?\" -o \"Staging (Recommended)\" -o Production",
-        "  Answer:     askbridge reply 1   (the console text channel), or in the web UI",
+        f"  Ask:        askbridge ask{url} \"Deploy where?\" -o \"Staging (Recommended)\" "
+        "-o Production",
+        f"  Answer:     askbridge reply{url} 1   (the console text channel), or in the web UI",
         f"  Secrets are kept in {Path(config.data_dir) / 'credentials.json'}"
         + (" (just created)." if created else "."),
     ]
@@ -85,54 +86,23 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"askbridge: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    print(_banner(config, env, path, sys.stdout.isatty()) if path else
-          _welcome(config, env, created), flush=True)
-    server = BridgeServer(bridge, config.server.host, config.server.port)
+    banner = (_banner(config, env, path, sys.stdout.isatty()) if path else
+              _welcome(config, env, created))
+    server = BridgeServer(bridge, config.server.host, config.server.port,
+                          listening=lambda: print(banner, flush=True))
     settle_gc()
-    server.run()
-    return 0
-
-
-def cmd_reply(args: argparse.Namespace) -> int:
-    import httpx
-
-    from bridge.runtime.security import SIGNATURE_HEADER, sign
-
-    secret = args.secret or os.environ.get("ASKBRIDGE_LOCAL_WEBHOOK_SECRET")
-    if not secret:
-        creds = load_credentials(".askbridge") or {}
-        secret = creds.get("webhook_secret")
-    if not secret:
-        print("askbridge reply: no channel secret; pass --secret or run beside .askbridge/",
-              file=sys.stderr)
+    problem = server.run_bridge()
+    if problem:
+        print(f"askbridge: {problem}", file=sys.stderr)
         return EXIT_USAGE
-    payload: dict[str, Any] = {"conversation": args.conversation, "sender": args.sender,
-                               "text": " ".join(args.text)}
-    if args.reply_to:
-        payload["replyTo"] = args.reply_to
-    body = json.dumps(payload).encode()
-    url = (args.url or os.environ.get("ASKBRIDGE_URL") or "http://127.0.0.1:8765").rstrip("/")
-    try:
-        response = httpx.post(f"{url}/v1/channels/webhook/{args.channel}", content=body,
-                              headers={"content-type": "application/json",
-                                       SIGNATURE_HEADER: sign(secret, body)}, trust_env=False)
-    except httpx.TransportError:
-        print(f"askbridge reply: {unreachable(url)}", file=sys.stderr)
-        return 1
-    data = response.json()
-    if response.status_code != 200:
-        print(f"askbridge reply: {data}", file=sys.stderr)
-        return 1
-    # The server's reply is in the channel's language; our own two words follow the shell's.
-    locale = negotiate(os.environ.get("LC_ALL") or os.environ.get("LANG"))
-    print(data.get("reply") or (tr(locale, "Accepted.") if data.get("accepted") else
-                                 tr(locale, "No question is waiting in this conversation.")))
-    return 0 if data.get("accepted") else 1
+    return 0
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
     from bridge.cli.doctor import run_doctor
+    from bridge.runtime.logs import configure
 
+    configure("warning")  # the libraries' lines in the one format, their noise left out
     return asyncio.run(run_doctor(args))
 
 
@@ -166,6 +136,18 @@ def _ask_parser(sub: Any) -> None:
         _agent_options(cmd)
         cmd.add_argument("id", help="the question id (q_…), as `askbridge ask` printed it")
         cmd.set_defaults(func=func)
+    for name, func, text in (
+            ("pending", waiting_commands.cmd_pending,
+             "list this agent's questions still waiting for an answer, newest first"),
+            ("history", waiting_commands.cmd_history,
+             "show a session's questions and how each ended, newest first")):
+        cmd = sub.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".")
+        _agent_options(cmd)
+        cmd.add_argument("--json", action="store_true", help="print the records as JSON")
+        if name == "history":
+            cmd.add_argument("--limit", type=int, default=20,
+                             help="at most this many questions (default 20)")
+        cmd.set_defaults(func=func)
     mcp = sub.add_parser("mcp", help="the stdio MCP server, for MCP hosts (Claude Code, …)",
                          description="The stdio MCP server with the ask_user tool; asks through "
                          "a running `askbridge serve`.")
@@ -173,12 +155,21 @@ def _ask_parser(sub: Any) -> None:
     mcp.set_defaults(func=agent_commands.cmd_mcp)
 
 
+DESCRIPTION = ("askbridge: an AI agent asks a person structured questions and waits; the person "
+               "answers from the web UI, a chat app or the console. Run `askbridge serve`, "
+               "then ask with `askbridge ask`, an MCP host (`askbridge mcp`) or the HTTP API.")
+
+
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="askbridge", description=__doc__)
+    p = argparse.ArgumentParser(prog="askbridge", description=DESCRIPTION)
     p.add_argument("--version", action="version",
                    version=f"askbridge {package_version()}")
     sub = p.add_subparsers(dest="command", required=True)
-    serve = sub.add_parser("serve", help="run the bridge (embedded defaults without --config)")
+    serve = sub.add_parser("serve", help="run the bridge (embedded defaults without --config)",
+                           description="Run the server: the HTTP API, /mcp, the web UI and "
+                           "every configured platform. Without a config it uses the embedded "
+                           "defaults (SQLite under .askbridge/, 127.0.0.1:8765, one main agent) "
+                           "and prints how to ask and answer.")
     serve.add_argument("--config", help="TOML config file (default: $ASKBRIDGE_CONFIG; without "
                        "either, the embedded defaults)")
     serve.add_argument("--host", help="override server.host (default 127.0.0.1)")
@@ -188,7 +179,10 @@ def parser() -> argparse.ArgumentParser:
     serve.set_defaults(func=cmd_serve)
     _ask_parser(sub)
 
-    reply = sub.add_parser("reply", help="answer on the local console text channel")
+    reply = sub.add_parser("reply", help="answer on the local console text channel",
+                           description="Answer a question shown on the server's console, as a "
+                           "person would type it. With several questions waiting, say which "
+                           "with --reply-to. Exit 0 taken, 2 refused, 1 server not reachable.")
     reply.add_argument("text", nargs="+", help="the reply, as a person would type it: 2, "
                        "production, 1,3, skip…")
     reply.add_argument("--channel", default="local", help="webhook channel name (default local)")
@@ -200,9 +194,12 @@ def parser() -> argparse.ArgumentParser:
                        "$ASKBRIDGE_LOCAL_WEBHOOK_SECRET or .askbridge/credentials.json)")
     reply.add_argument("--url", help="server URL (default: $ASKBRIDGE_URL or "
                        "http://127.0.0.1:8765)")
-    reply.set_defaults(func=cmd_reply)
+    reply.set_defaults(func=reply_command.cmd_reply)
 
-    doctor = sub.add_parser("doctor", help="check a config and each platform's credentials")
+    doctor = sub.add_parser("doctor", help="check a config and each platform's credentials",
+                            description="Read the config, then ask each configured platform "
+                                        "whether it accepts its credentials; one line per check. "
+                                        "Exit 0 when all pass.")
     doctor.add_argument("--config", help="TOML config file (default: $ASKBRIDGE_CONFIG)")
     doctor.set_defaults(func=cmd_doctor)
     return p

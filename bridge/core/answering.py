@@ -17,7 +17,8 @@ from bridge.model.inbound import (
     SubmitPressed,
     TextReceived,
 )
-from bridge.store.records import AnsweredBy, QuestionRecord, Store
+from bridge.store.protocol import Store
+from bridge.store.records import AnsweredBy, QuestionRecord
 from bridge.text.i18n import DEFAULT_LOCALE, N_, tr
 
 ENDED = N_("This question has already ended.")

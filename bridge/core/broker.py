@@ -21,12 +21,13 @@ from bridge.model.contract import AskRequest, AskResult
 from bridge.model.errors import Conflict, Forbidden, NotFound
 from bridge.model.ids import AgentName, QuestionId, SessionKey, SurfaceId
 from bridge.runtime.config import AgentConfig
+from bridge.runtime.tally import TALLY
+from bridge.store.protocol import Store
 from bridge.store.records import (
     AnsweredBy,
     PendingConflict,
     QuestionRecord,
     Resolution,
-    Store,
     now_ms,
 )
 from bridge.text.rendering import summary
@@ -109,6 +110,17 @@ class Broker:
         self.deadlines.clear()
         await self.tasks.drain(5)
 
+    async def _conflict(self, agent: AgentName, session: SessionKey) -> Conflict:
+        """The refusal of a second question in a session: which one waits, and how to end it."""
+        waiting = [r.id for r in await self.store.timeline(agent, session, 5) if r.pending]
+        if not waiting:  # it ended in between: the agent may simply ask again
+            return Conflict(f"A question was pending in session {session!r}; ask again.")
+        qid = waiting[0]
+        return Conflict(
+            f"Question {qid} is already pending in session {session!r}; wait for its result, or "
+            f"cancel it first (`askbridge cancel {qid}`, or POST /v1/questions/{qid}/cancel).",
+            pending_id=qid)
+
     def emit(self, event: str, question_id: QuestionId, local: bool = True) -> None:
         self.emitter.emit(event, question_id, local)
 
@@ -175,10 +187,7 @@ class Broker:
         try:
             await self.store.create_question(record, surfaces, timers)
         except PendingConflict:
-            raise Conflict(
-                f"A question is already pending in session {session!r}; wait for its result "
-                "(or cancel it) before asking another."
-            ) from None
+            raise await self._conflict(record.agent, record.session) from None
         if waiting:
             self._waiters.setdefault(record.id, _Outcome()).fresh = True
         self.open.remember(record, surfaces)
@@ -187,6 +196,7 @@ class Broker:
             self.reach.scheduler.add(timers)
         log.info("question_created", question_id=record.id, agent=agent.name, session=session,
                  surfaces=len(surfaces))
+        TALLY.asked += 1
         self.emit("created", record.id)
         self.outbound.deliver_all(record, surfaces)
         return record
@@ -254,6 +264,8 @@ class Broker:
         """What follows an end, in a task of its own so the resolving caller does not wait
         for it: observers and hooks hear of it, then every delivered prompt is edited."""
         self.emit("resolved", final.id)
+        TALLY.question_resolved(final.status, final.reason,
+                                ((final.resolved_at or now_ms()) - final.created_at) / 1000)
         log.info("question_resolved", question_id=final.id, status=final.status,
                  reason=final.reason, surface=final.answered_by.surface if final.answered_by else None)
         await self.outbound.finalize_all(final.id, final)

@@ -18,8 +18,10 @@ from bridge.model.ids import QuestionId
 from bridge.runtime.backoff import backoff_delay
 from bridge.runtime.config import EventHookConfig
 from bridge.runtime.security import SIGNATURE_HEADER, sign
+from bridge.runtime.tally import TALLY
 from bridge.runtime.tls import client_tls
-from bridge.store.records import OutboxEvent, Store, iso, now_ms
+from bridge.store.protocol import Store
+from bridge.store.records import OutboxEvent, iso, now_ms
 
 log = structlog.get_logger("askbridge.events")
 
@@ -142,6 +144,7 @@ class EventHooks:
             delay = backoff_delay(event.attempts, hook.config.retry_start_seconds, RETRY_CAP)
             next_at = now_ms() + round(delay * 1000)
         await self.store.event_tried(event, done=False, next_at=next_at, error=error)
+        TALLY.hook_retries += next_at is not None
         log.warning("event_failed", event_id=event.id, type=event.type, tries=tries, error=error,
                     gave_up=next_at is None)
         self._wake.set()

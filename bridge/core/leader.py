@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import structlog
 
 from bridge.model.adapter import LongConnection
-from bridge.store.records import Store
+from bridge.store.protocol import Store
 
 log = structlog.get_logger("askbridge.leader")
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 
 from bridge.model.ids import QuestionId, SurfaceId
-from bridge.store.records import QuestionRecord, Store
+from bridge.store.protocol import Store
+from bridge.store.records import QuestionRecord
 
 
 class OpenQuestions:

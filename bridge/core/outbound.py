@@ -21,7 +21,9 @@ from bridge.core.tasks import Spawn
 from bridge.model.adapter import Adapter, DeliveryError
 from bridge.model.ids import MessageRef, QuestionId, SurfaceId, surface_platform
 from bridge.model.prompt import Delivery, Finalization
-from bridge.store.records import DeliveryRecord, QuestionRecord, Store
+from bridge.runtime.tally import TALLY
+from bridge.store.protocol import Store
+from bridge.store.records import DeliveryRecord, QuestionRecord
 from bridge.text.rendering import final_kind, status_line
 
 log = structlog.get_logger("askbridge.broker")
@@ -168,6 +170,7 @@ class Outbound:
         await self.store.set_delivery(record.id, surface, "delivered", ref)
         self.emit("delivery", record.id)
         log.info("question_delivered", question_id=record.id, surface=surface, resend=resend)
+        TALLY.delivered(surface_platform(surface), ok=True)
         if await self._ended(record.id):  # ended while this prompt was on its way: edit it too
             await self.finalize_one(DeliveryRecord(record.id, surface, "delivered", ref))
         return True
@@ -199,6 +202,7 @@ class Outbound:
     async def _failed(self, record: QuestionRecord, surface: SurfaceId, why: str) -> None:
         await self.store.set_delivery(record.id, surface, "failed", None, why)
         log.warning("delivery_failed", question_id=record.id, surface=surface, error=why)
+        TALLY.delivered(surface_platform(surface), ok=False)
 
     async def sweep(self) -> None:
         """Replicas: edits whose claimer died are made once its lease lapsed."""

@@ -20,7 +20,8 @@ from bridge.model.adapter import DeliveryError, Reminding
 from bridge.model.ids import MessageRef, SurfaceId
 from bridge.model.prompt import Delivery, Prompt, Reminder
 from bridge.runtime.config import AgentConfig
-from bridge.store.records import QuestionRecord, Store, TimerRecord, now_ms
+from bridge.store.protocol import Store
+from bridge.store.records import QuestionRecord, TimerRecord, now_ms
 from bridge.text.i18n import tr
 
 log = structlog.get_logger("askbridge.reach")

@@ -9,7 +9,8 @@ from typing import Any
 from bridge.core.surfaces import Surfaces
 from bridge.model.ids import AgentName, QuestionId, SessionKey, SurfaceId
 from bridge.model.prompt import Prompt
-from bridge.store.records import DeliveryRecord, QuestionRecord, Store, iso
+from bridge.store.protocol import Store
+from bridge.store.records import DeliveryRecord, QuestionRecord, iso
 
 
 def delivery_view(d: DeliveryRecord) -> dict[str, Any]:
@@ -65,9 +66,11 @@ def kept(partial: dict[str, list[str]]) -> dict[str, list[str]]:
 class Reads:
     """`Queries` for adapters, and the reads the HTTP API and MCP make; never `broker.store`."""
 
-    def __init__(self, store: Store, surfaces: Surfaces) -> None:
+    def __init__(self, store: Store, surfaces: Surfaces, keep: str = "30d") -> None:
         self.store = store
         self.surfaces = surfaces
+        self.keep = keep
+        """How long an ended question is kept (`[store] keep`: `30d`, `12h`, … or `forever`)."""
 
     async def record(self, question_id: QuestionId) -> QuestionRecord | None:
         return await self.store.get_question(question_id)
@@ -98,6 +101,13 @@ class Reads:
     async def timeline_view(self, agent: AgentName, session: SessionKey,
                             limit: int = 100) -> list[dict[str, Any]]:
         return await self._views(await self.store.timeline(agent, session, limit))
+
+    async def pending_of(self, agent: AgentName) -> list[QuestionRecord]:
+        """One agent's pending questions (at most one per session, so never many)."""
+        return [r for r in await self.store.pending_questions() if r.agent == agent]
+
+    async def views(self, records: list[QuestionRecord]) -> list[dict[str, Any]]:
+        return await self._views(records)
 
     async def _views(self, records: list[QuestionRecord]) -> list[dict[str, Any]]:
         return question_views(records, await self.store.deliveries_for([r.id for r in records]))

@@ -18,9 +18,15 @@ from bridge.core.reads import Reads
 from bridge.http.bodies import read_json
 from bridge.http.openapi import ERROR_TEXT, responses
 from bridge.model.contract import AskRequest
-from bridge.model.errors import NotFound, Unauthorized, error_body
+from bridge.model.errors import NOT_AUTHORIZED, NotFound, Unauthorized, error_body
 from bridge.model.ids import AgentName, QuestionId
-from bridge.model.validation import InvalidRequest, Problem, parse_ask_request, session_key
+from bridge.model.validation import (
+    InvalidRequest,
+    Problem,
+    parse_ask_request,
+    session_key,
+    warnings_for,
+)
 from bridge.runtime.config import AgentConfig
 from bridge.runtime.security import bearer, match_token
 from bridge.store.records import QuestionRecord, iso
@@ -38,10 +44,7 @@ class Auth:
     def agent(self, request: Request) -> AgentConfig:
         name = match_token(bearer(request.headers.get("authorization")), self.tokens.items())
         if name is None:
-            raise Unauthorized(
-                "Send the agent's token as `Authorization: Bearer <token>`; this one is missing "
-                "or not known."
-            )
+            raise Unauthorized(NOT_AUTHORIZED)
         return self.broker.agent(name)
 
 
@@ -172,10 +175,14 @@ def build_routes(broker: Broker, reads: Reads, auth: Auth) -> Routes:
                 summary="Ask without blocking; poll the result")
     async def create(request: Request, session: str) -> JSONResponse:
         agent = auth.agent(request)
-        record = await broker.ask(agent.name, session_key(session), await read_ask(request),
-                                  waiting=False)
-        return JSONResponse({"id": record.id, "status": record.status,
-                             "expiresAt": iso(record.expires_at)}, status_code=202)
+        raw = await read_json(request)
+        asked = parse_ask_request(raw)
+        record = await broker.ask(agent.name, session_key(session), asked, waiting=False)
+        body: dict[str, Any] = {"id": record.id, "status": record.status,
+                                "expiresAt": iso(record.expires_at)}
+        if warnings := warnings_for(raw, asked):
+            body["warnings"] = [w.model_dump() for w in warnings]
+        return JSONResponse(body, status_code=202)
 
     @routes.add("GET", "/questions/{question_id}", operation_id="get_question",
                 summary="The whole question record",
@@ -211,7 +218,7 @@ def build_routes(broker: Broker, reads: Reads, auth: Auth) -> Routes:
         agent = auth.agent(request)
         items = await reads.timeline_view(AgentName(agent.name), session_key(session),
                                                  max(1, min(limit, 1000)))
-        return JSONResponse({"session": session, "questions": items})
+        return JSONResponse({"session": session, "questions": items, "keep": reads.keep})
 
     @routes.add("GET", "/me", operation_id="get_me", summary="Which agent this token belongs to",
                 responses=responses({200: ("Me", "The agent")}, (401,)))

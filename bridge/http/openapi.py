@@ -75,7 +75,8 @@ NULLABLE_STRING = {"type": ["string", "null"]}
 RESPONSE_SCHEMAS: dict[str, Any] = {
     "Error": _object(["error", "details"], error=STRING, details={
         "type": "array", "minItems": 1,
-        "items": _object(["loc", "msg"], loc=STRING, msg=STRING)}),
+        "items": _object(["loc", "msg"], loc=STRING, msg=STRING)}, pendingId={
+        "type": "string", "description": "On a 409: the question pending in the session"}),
     "Answered": {**_object(["status", "answers"], status={"const": "answered"}, answers=_object(
         ["answers"], answers={"type": "object", "additionalProperties": _object(
             ["answers"], answers={"type": "array", "items": STRING})})),
@@ -86,7 +87,14 @@ RESPONSE_SCHEMAS: dict[str, Any] = {
     "AskResult": {"oneOf": [{"$ref": REF + "Answered"}, {"$ref": REF + "NoAnswer"}]},
     "Pending": {**_object(["status"], status={"const": "pending"}), "additionalProperties": False},
     "Created": _object(["id", "status", "expiresAt"], id=STRING, status={"const": "pending"},
-                       expiresAt=TIME),
+                       expiresAt=TIME, warnings={
+                           "type": "array", "description": "What was changed, not refused (a "
+                           "header cut to 12 characters)",
+                           "items": _object(["loc", "msg"], loc=STRING, msg=STRING)}),
+    "QuestionList": _object(["questions", "nextCursor"], questions={
+        "type": "array", "items": {"$ref": REF + "QuestionRecord"}}, nextCursor={
+        "type": ["string", "null"], "description": "Pass as `cursor` for the next page; null "
+        "on the last"}),
     "Delivery": _object(["surface", "state", "finalized"], surface=STRING, state=STRING,
                         messageRef=NULLABLE_STRING, error=NULLABLE_STRING,
                         finalized={"type": "boolean"}, tier={"type": "integer", "minimum": 0},
@@ -105,8 +113,10 @@ RESPONSE_SCHEMAS: dict[str, Any] = {
         answeredBy={"anyOf": [_object(["surface", "user"], surface=STRING, user=STRING),
                               {"type": "null"}]},
         result={"anyOf": [{"$ref": REF + "AskResult"}, {"type": "null"}]}),
-    "Timeline": _object(["session", "questions"], session=STRING, questions={
-        "type": "array", "items": {"$ref": REF + "QuestionRecord"}}),
+    "Timeline": _object(["session", "questions", "keep"], session=STRING, questions={
+        "type": "array", "items": {"$ref": REF + "QuestionRecord"}}, keep={
+        "type": "string", "description": "How long an ended question is kept before it is "
+        "deleted: `[store] keep` (`90s`, `12h`, `30d`, or `forever`)."}),
     "Me": _object(["agent", "role", "surfaces"], agent=STRING, role={"enum": ["main", "subagent"]},
                   surfaces={"type": "array", "items": STRING}),
     "Restarting": {"allOf": [{"$ref": REF + "Error"}, _object(["id"], id=STRING)]},

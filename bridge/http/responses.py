@@ -21,4 +21,8 @@ def error_response(status: int, msg: str = "", loc: str = "body", *, code: str |
 
 def refusal(exc: BridgeError) -> JSONResponse:
     """A broker's refusal (`NotFound`, `Conflict`, …) as its response."""
-    return error_response(exc.status, str(exc), exc.loc, code=exc.code, headers=exc.headers)
+    response = error_response(exc.status, str(exc), exc.loc, code=exc.code, headers=exc.headers)
+    if exc.extra:
+        response = JSONResponse({**error_body(exc.code, [{"loc": exc.loc, "msg": str(exc)}]),
+                                 **exc.extra}, status_code=exc.status, headers=dict(exc.headers))
+    return response

@@ -26,9 +26,10 @@ from bridge.core.blocking_ask import ask_and_wait
 from bridge.core.broker import Broker
 from bridge.http.bodies import reread
 from bridge.http.responses import refusal
+from bridge.mcp.origins import OriginGuard
 from bridge.mcp.tool import AskFailure, Progress, build_server, with_progress
 from bridge.model.contract import AskRequest, AskResult
-from bridge.model.errors import BridgeError, Unauthorized
+from bridge.model.errors import NOT_AUTHORIZED, BridgeError, Forbidden, Unauthorized
 from bridge.model.ids import SessionKey
 from bridge.model.validation import parse_ask_request, session_key
 from bridge.runtime.security import bearer, match_token
@@ -106,7 +107,8 @@ _CLIENT_GONE = _ClientGone()
 
 
 def mcp_mount(
-    broker: Broker, tokens: dict[str, str], interval: float = PROGRESS_SECONDS,
+    broker: Broker, tokens: dict[str, str], guard: OriginGuard,
+    interval: float = PROGRESS_SECONDS,
     grace: float = GRACE_SECONDS,
 ) -> tuple[ASGIApp, Callable[[Any], AbstractAsyncContextManager[None]]]:
     """The /mcp ASGI app and the lifespan that runs its session manager."""
@@ -124,6 +126,12 @@ def mcp_mount(
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         headers = {k.decode().lower(): v.decode() for k, v in scope.get("headers", [])}
+        foreign = guard.refusal(headers)
+        if foreign is not None:  # before the token: a foreign page learns nothing
+            log.warning("mcp_origin_refused", origin=headers.get("origin"),
+                        host=headers.get("host"))
+            await refusal(Forbidden(foreign, loc="header"))(scope, receive, send)
+            return
         agent = match_token(bearer(headers.get("authorization")), tokens.items())
         if agent is None:
             await _unauthorized(scope, receive, send)
@@ -152,8 +160,7 @@ def mcp_mount(
 
 
 async def _unauthorized(scope: Scope, receive: Receive, send: Send) -> None:
-    await refusal(Unauthorized("Send the agent token as Authorization: Bearer <token>."))(
-        scope, receive, send)
+    await refusal(Unauthorized(NOT_AUTHORIZED))(scope, receive, send)
 
 
 def _parse_error(msg: str) -> JSONResponse:

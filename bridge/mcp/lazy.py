@@ -12,6 +12,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 if TYPE_CHECKING:
     from bridge.core.broker import Broker
+    from bridge.mcp.origins import OriginGuard
 
 
 class LazyMcp:
@@ -21,9 +22,10 @@ class LazyMcp:
     the server keeps answering meanwhile; the SDK's session manager then runs in a task of its
     own until the server stops."""
 
-    def __init__(self, broker: Broker, tokens: dict[str, str]) -> None:
+    def __init__(self, broker: Broker, tokens: dict[str, str], guard: OriginGuard) -> None:
         self.broker = broker
         self.tokens = tokens
+        self.guard = guard
         self._app: asyncio.Future[ASGIApp] | None = None
         self._runner: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
@@ -38,7 +40,7 @@ class LazyMcp:
     async def _run(self, ready: asyncio.Future[ASGIApp]) -> None:
         try:
             http = await asyncio.to_thread(importlib.import_module, "bridge.mcp.http")
-            app, lifespan = http.mcp_mount(self.broker, self.tokens)
+            app, lifespan = http.mcp_mount(self.broker, self.tokens, self.guard)
             async with lifespan(None):
                 ready.set_result(app)
                 await self._stop.wait()

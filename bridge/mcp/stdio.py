@@ -16,6 +16,7 @@ from mcp.server.stdio import stdio_server
 from bridge.agent.client import AskClient, AskError, unreachable
 from bridge.mcp.tool import AskFailure, Progress, build_server, with_progress
 from bridge.model.contract import AskResult
+from bridge.model.errors import NOT_AUTHORIZED
 from bridge.model.validation import InvalidRequest, Problem, parse_ask_request
 
 
@@ -39,6 +40,10 @@ class HttpAsker:
             return await with_progress(self.client.ask(arguments), progress, self.interval,
                                        request.timeout_seconds)
         except AskError as exc:
+            if exc.status == 401:
+                raise AskFailure(f"{NOT_AUTHORIZED} askbridge mcp sends the value of "
+                                 "ASKBRIDGE_TOKEN (or --token): set it to the agent's token."
+                                 ) from None
             if exc.status == 422:
                 raise InvalidRequest([Problem(loc=d.get("loc", "body"), msg=d.get("msg", ""))
                                       for d in exc.details]) from None

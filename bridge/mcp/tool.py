@@ -10,6 +10,7 @@ from typing import Any, Protocol
 import mcp.types as mt
 from mcp.server.lowlevel import Server
 
+from bridge.http.openapi import RESPONSE_SCHEMAS
 from bridge.model.contract import AskResult, tool_input_schema
 from bridge.model.errors import error_body
 from bridge.model.validation import InvalidRequest, Problem
@@ -41,12 +42,19 @@ class Asker(Protocol):
     async def ask(self, arguments: dict[str, Any], progress: Progress) -> AskResult: ...
 
 
+def output_schema() -> dict[str, Any]:
+    """The `AskResult` the call's structured content holds: answered, or no_answer and why."""
+    return {"type": "object", "oneOf": [RESPONSE_SCHEMAS["Answered"],
+                                        RESPONSE_SCHEMAS["NoAnswer"]]}
+
+
 def tool() -> mt.Tool:
     return mt.Tool(
         name=TOOL_NAME,
         title="Ask the user",
         description=GUIDANCE,
         inputSchema=tool_input_schema(),
+        outputSchema=output_schema(),
     )
 
 

@@ -28,6 +28,10 @@ class AdapterConfig(Protocol):
 class Queries(Protocol):
     """The read side, as an adapter sees it: prompts to re-render and records to show."""
 
+    keep: str
+    """How long an ended question is kept before it is deleted: `[store] keep` as configured
+    (`90s`, `12h`, `30d`, …, or `forever`)."""
+
     async def prompt_for(self, question_id: QuestionId,
                          surface: SurfaceId | None = None) -> Prompt | None:
         """The prompt of a still-pending question (for re-rendering), or None when it ended;

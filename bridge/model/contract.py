@@ -198,5 +198,17 @@ class AskResult(_Frozen):
 
 
 def tool_input_schema() -> dict[str, Any]:
-    """The JSON schema agents see for `ask_user` (camelCase, unknown keys rejected)."""
-    return AskRequest.model_json_schema(by_alias=True)
+    """The JSON schema agents see for `ask_user` (camelCase, unknown keys rejected), with the
+    contract's limits a host can check before calling (lengths count the trimmed text; a
+    longer header is cut rather than refused, so it has no maximum here)."""
+    schema = AskRequest.model_json_schema(by_alias=True)
+    schema["properties"]["questions"].update(minItems=1, maxItems=3)
+    question = schema["$defs"]["Question"]["properties"]
+    question["id"].update(pattern=ID_PATTERN.pattern, maxLength=64)
+    question["header"].update(minLength=1)
+    question["question"].update(minLength=1, maxLength=QUESTION_MAX)
+    question["options"].update(minItems=2, maxItems=4)
+    option = schema["$defs"]["Option"]["properties"]
+    option["label"].update(minLength=1, maxLength=LABEL_MAX)
+    option["description"]["anyOf"][0].update(maxLength=DESCRIPTION_MAX)
+    return schema

@@ -18,6 +18,11 @@ def error_body(code: str, details: Iterable[Mapping[str, Any]]) -> dict[str, Any
                                        for d in details]}
 
 
+NOT_AUTHORIZED = ("The agent token is missing or not known: send the agent's token as "
+                  "`Authorization: Bearer <token>`.")
+"""The one wording of a 401, on /v1 and /mcp alike (`askbridge mcp` adds where its token is from)."""
+
+
 class BridgeError(Exception):
     """A refusal with its HTTP status; `loc` names what was wrong (`header`, `path`, `body`…)."""
 
@@ -25,6 +30,8 @@ class BridgeError(Exception):
     code = "bad_request"
     loc = "body"
     headers: ClassVar[Mapping[str, str]] = {}
+    extra: Mapping[str, Any] = {}
+    """Fields the response body carries beside `error` and `details` (a 409's `pendingId`)."""
 
     def __init__(self, msg: str, loc: str | None = None) -> None:
         super().__init__(msg)
@@ -55,3 +62,8 @@ class Conflict(BridgeError):
     status = 409
     code = "conflict"
     loc = "session"
+
+    def __init__(self, msg: str, pending_id: str | None = None) -> None:
+        super().__init__(msg)
+        if pending_id is not None:
+            self.extra = {"pendingId": pending_id}

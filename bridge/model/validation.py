@@ -122,6 +122,19 @@ def _option_problems(qi: int, options: Any) -> list[Problem]:
     return problems
 
 
+def warnings_for(raw: Any, request: AskRequest) -> list[Problem]:
+    """What was changed rather than refused: a header cut to its chip's length."""
+    warnings: list[Problem] = []
+    for n, (given, question) in enumerate(zip(raw.get("questions", []), request.questions,
+                                              strict=False)):
+        header = str(given.get("header", "")).strip() if isinstance(given, dict) else ""
+        if header != question.header:
+            warnings.append(Problem(
+                loc=f"questions[{n}].header",
+                msg=f"Cut to {question.header!r}: a header shows at most 12 characters."))
+    return warnings
+
+
 def parse_ask_request(raw: Any) -> AskRequest:
     """Validate raw tool input; raise `InvalidRequest` listing every problem at once."""
     problems: list[Problem] = []

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 
 from bridge.model.adapter import AdapterContext
 from bridge.runtime.config_problems import config_problems
+from bridge.runtime.durations import Keep, keep_seconds
 from bridge.text.i18n import DEFAULT_LOCALE, Locale
 
 Section = TypeVar("Section")
@@ -39,12 +40,24 @@ class ServerConfig(_Section):
 class StoreConfig(_Section):
     path: str | None = None
     url: str | None = None
+    keep: Keep = "30d"
+    """How long an ended question is kept (`90s`, `12h`, `30d`, or `forever`)."""
+
+    @property
+    def keep_seconds(self) -> int | None:
+        """`keep` in seconds; None keeps every question."""
+        return keep_seconds(self.keep)
 
     @model_validator(mode="after")
     def _one_backend(self) -> StoreConfig:
         if self.path and self.url:
             raise ValueError("Set either store.path (SQLite) or store.url (PostgreSQL), not both.")
         return self
+
+
+class McpConfig(_Section):
+    allowed_origins: list[str] = Field(default_factory=list)
+    """Browser origins (scheme://host[:port]) besides the server's own that may call /mcp."""
 
 
 def _ascending(values: list[float], key: str) -> None:
@@ -102,6 +115,7 @@ class BridgeConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="allow")
     server: ServerConfig = ServerConfig()
     store: StoreConfig = StoreConfig()
+    mcp: McpConfig = McpConfig()
     agents: list[AgentConfig] = Field(default_factory=list)
     events: list[EventHookConfig] = Field(default_factory=list)
     data_dir: str = ".askbridge"

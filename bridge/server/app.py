@@ -19,13 +19,16 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from bridge.http.api import Auth, Routes, build_routes
 from bridge.http.body_limit import BodyLimit
+from bridge.http.listing import add_listing
 from bridge.http.openapi import TITLE, document
 from bridge.http.responses import error_response, refusal
 from bridge.mcp.lazy import LazyMcp
+from bridge.mcp.origins import OriginGuard
 from bridge.model.adapter import Routed
 from bridge.model.errors import BridgeError
 from bridge.model.validation import InvalidRequest
 from bridge.server.composition import Bridge
+from bridge.server.operations import add_operations
 
 Lifespan = Callable[[Starlette], AbstractAsyncContextManager[None]]
 
@@ -73,6 +76,8 @@ def _ops(bridge: Bridge, api: Routes) -> Routes:
     async def healthz(_: Request) -> JSONResponse:
         return JSONResponse({"ok": bridge.started, "adapters": sorted(bridge.adapters)})
 
+    add_operations(ops, bridge)
+
     @ops.add("GET", "/openapi.json", include_in_schema=False)
     async def openapi(_: Request) -> JSONResponse:
         return JSONResponse(documented())
@@ -89,7 +94,7 @@ def _ops(bridge: Bridge, api: Routes) -> Routes:
 def create_app(bridge: Bridge, extra_lifespans: list[Lifespan] | None = None) -> ASGIApp:
     """The ASGI app for one bridge; starting it starts the bridge (and stops it after)."""
     mounts: list[tuple[str, ASGIApp, Lifespan | None]] = []
-    mcp = LazyMcp(bridge.broker, agent_tokens(bridge))
+    mcp = LazyMcp(bridge.broker, agent_tokens(bridge), OriginGuard(bridge.config))
     mounts.append(("/mcp", mcp, mcp.lifespan))
 
     @asynccontextmanager
@@ -101,7 +106,9 @@ def create_app(bridge: Bridge, extra_lifespans: list[Lifespan] | None = None) ->
         finally:
             await bridge.stop()
 
-    api = build_routes(bridge.broker, bridge.reads, Auth(bridge.broker, agent_tokens(bridge)))
+    auth = Auth(bridge.broker, agent_tokens(bridge))
+    api = build_routes(bridge.broker, bridge.reads, auth)
+    add_listing(api, bridge.reads, auth)
     ops = _ops(bridge, api)
     routes: list[BaseRoute] = [*ops.served, *api.served]
     for adapter in bridge.adapters.values():

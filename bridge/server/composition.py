@@ -19,6 +19,7 @@ from bridge.core.outbound import Outbound, Timeouts
 from bridge.core.reach import Reach
 from bridge.core.reads import Reads
 from bridge.core.receiver import Receiver
+from bridge.core.retention import Retention
 from bridge.core.surfaces import Surfaces
 from bridge.core.tasks import Tasks
 from bridge.model.adapter import Adapter, AdapterContext, AdapterPlugin, LongConnection, Observer
@@ -119,7 +120,7 @@ class Core:
 
 
 def compose(store: Store, adapters: Mapping[str, Adapter], agents: Sequence[AgentConfig],
-            timeouts: Timeouts | None = None) -> Core:
+            timeouts: Timeouts | None = None, keep: str = "30d") -> Core:
     """Build every collaborator once and hand each only what it calls: no object reaches
     through another to a third."""
     surfaces = Surfaces(adapters, {a.name: a for a in agents})
@@ -131,7 +132,7 @@ def compose(store: Store, adapters: Mapping[str, Adapter], agents: Sequence[Agen
                         timeouts=timeouts or Timeouts())
     reach = Reach(store, surfaces, open_questions, outbound, tasks.spawn, emitter.emit)
     broker = Broker(store, surfaces, open_questions, outbound, reach, tasks, emitter)
-    reads = Reads(store, surfaces)
+    reads = Reads(store, surfaces, keep)
     answering = Answering(store, open_questions, surfaces, broker.resolve)
     receiver = Receiver(answering, NativeTaps(answering, reads), reach.in_flight)
     return Core(broker, receiver, reads, emitter)
@@ -152,6 +153,7 @@ class Bridge:
     started: bool = False
     leader: Leader | None = None
     hooks: EventHooks | None = None
+    retention: Retention | None = None
 
     @classmethod
     def build(
@@ -176,14 +178,28 @@ class Bridge:
             problems.append(str(exc))
         if problems:
             raise ConfigError("\n".join(problems))
-        core = compose(store, adapters, config.agents)
+        core = compose(store, adapters, config.agents, keep=config.store.keep)
         if hooks is not None:
             core.emitter.listeners.append(hooks.changed)
         return cls(config, env, store, core.broker, core.receiver, core.reads, core.emitter,
                    adapters, hooks=hooks)
 
     async def start(self) -> None:
+        """Start everything once (a second call, as the app's lifespan makes, does nothing).
+
+        A `ConfigError` (a platform refused its credential) stops whatever had started and
+        leaves the store closed, so the process can exit with that one sentence."""
+        if self.started:
+            return
         await self.store.open()
+        try:
+            await self._start_parts()
+        except BaseException:
+            self.started = True
+            await self.stop()
+            raise
+
+    async def _start_parts(self) -> None:
         # Adapters first: the broker's recovery re-sends and finalizes through them at once.
         for name, adapter in self.adapters.items():
             await adapter.start(self.receiver, self.reads)
@@ -196,12 +212,16 @@ class Bridge:
         self.leader = Leader(self.store, [(n, a) for n, a in self.adapters.items()
                                           if isinstance(a, LongConnection)])
         await self.leader.start()
+        self.retention = Retention(self.store, self.config.store.keep_seconds)
+        await self.retention.start()
         self.started = True
 
     async def stop(self) -> None:
         if not self.started:
             return
         self.started = False
+        if self.retention is not None:
+            await self.retention.stop()
         if self.leader is not None:
             await self.leader.stop()
         for name, adapter in self.adapters.items():

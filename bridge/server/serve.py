@@ -1,15 +1,19 @@
-"""uvicorn, told to drain the broker first when it stops, so a graceful stop cancels nothing."""
+"""uvicorn after the bridge has started, told to drain the broker first when it stops."""
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import gc
 import socket
+from collections.abc import Callable
 
 import uvicorn
 
+from bridge.runtime.config import ConfigError
 from bridge.server.app import create_app
 from bridge.server.composition import Bridge
+from bridge.store.lock import StoreLock
 from bridge.text.i18n import tr
 
 GC_YOUNG = 10_000
@@ -56,7 +60,11 @@ def port_problem(host: str, port: int) -> str | None:
 
 
 class BridgeServer(uvicorn.Server):
-    def __init__(self, bridge: Bridge, host: str, port: int) -> None:
+    """Starts the bridge before it listens: a credential a platform refuses ends the start with
+    that one sentence, before any banner and before the port is taken."""
+
+    def __init__(self, bridge: Bridge, host: str, port: int,
+                 listening: Callable[[], None] | None = None) -> None:
         super().__init__(uvicorn.Config(
             create_app(bridge), host=host, port=port, log_config=None, access_log=False,
             lifespan="on", timeout_graceful_shutdown=5,
@@ -65,6 +73,31 @@ class BridgeServer(uvicorn.Server):
             timeout_keep_alive=75,
         ))
         self.bridge = bridge
+        self.listening = listening
+
+    def run_bridge(self) -> str | None:
+        """Serve until stopped; None, or why the bridge could not start (nothing is left running)."""
+        with asyncio.Runner(loop_factory=self.config.get_loop_factory()) as runner:
+            return runner.run(self._run_bridge())
+
+    async def _run_bridge(self) -> str | None:
+        lock = StoreLock.for_config(self.bridge.config)
+        try:
+            if lock is not None:
+                lock.acquire()
+            await self.bridge.start()  # the app's lifespan then finds it started
+            await self.serve()
+        except ConfigError as exc:
+            return str(exc)
+        finally:
+            if lock is not None:
+                lock.release()
+        return None
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.started and self.listening is not None:
+            self.listening()
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         self.bridge.broker.drain()

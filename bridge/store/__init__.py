@@ -1,5 +1,6 @@
 """Durable state behind the broker: the `Store` protocol and its backends."""
 
+from bridge.store.protocol import Store
 from bridge.store.records import (
     AnsweredBy,
     DeliveryRecord,
@@ -7,7 +8,6 @@ from bridge.store.records import (
     QuestionRecord,
     Resolution,
     SessionInfo,
-    Store,
     iso,
     now_ms,
 )

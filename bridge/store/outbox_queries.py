@@ -26,10 +26,13 @@ class OutboxQueries:
     """The `Store` outbox methods for any SQL backend that provides `_write()` and `_rows()`."""
 
     async def enqueue_events(self: _Backend, events: Sequence[OutboxEvent]) -> None:
+        """Each stamped with when it was enqueued: retention removes it by that, once it ended."""
+        now = now_ms()
         await self._write(Write(Step(
-            f"INSERT INTO event_outbox ({EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?) "
+            f"INSERT INTO event_outbox ({EVENT_COLUMNS}, enqueued_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT DO NOTHING",
-            [(e.id, e.url, e.type, e.body, e.attempts, e.next_at) for e in events], many=True)))
+            [(e.id, e.url, e.type, e.body, e.attempts, e.next_at, now) for e in events],
+            many=True)))
 
     async def due_events(self: _Backend, now: int, limit: int) -> list[OutboxEvent]:
         rows = await self._rows(

@@ -47,6 +47,7 @@ class PostgresStore(SqlStore):
 
     shared = True
     dialect = "postgres"
+    row_lock = " FOR UPDATE SKIP LOCKED"
 
     def __init__(self, url: str, min_size: int = 1, max_size: int = 10) -> None:
         self.url = url

@@ -23,9 +23,16 @@ from bridge.store.records import (
     SessionInfo,
     TimerRecord,
 )
+from bridge.store.retention_queries import RetentionQueries
 from bridge.store.rows import D_COLUMNS, DELIVERY_COLUMNS, Q_COLUMNS, row_to_delivery, row_to_question
 from bridge.store.writes import QUESTION_COLUMNS, Executor, Row, Step, Write, run
 
+FIND_DELIVERY = (
+    # Two lookups by key, not one OR: planners answer `surface = ? AND (message_ref = ? OR …)`
+    # by walking every delivery ever made on the surface.
+    f"SELECT {DELIVERY_COLUMNS} FROM deliveries WHERE surface = ? AND message_ref = ? "
+    f"UNION ALL SELECT {DELIVERY_COLUMNS} FROM deliveries WHERE surface = ? AND question_id = "
+    "(SELECT question_id FROM message_refs WHERE surface = ? AND message_ref = ?) LIMIT 1")
 ChangeHandler = Callable[[str, QuestionId], None]
 """Receives `created`, `delivery` or `resolved` and the question id."""
 T = TypeVar("T")
@@ -66,7 +73,7 @@ def statements(sql: str) -> list[str]:
     return found
 
 
-class SqlStore(AdapterStateQueries, ReachQueries, OutboxQueries):
+class SqlStore(AdapterStateQueries, ReachQueries, OutboxQueries, RetentionQueries):
     """Every `Store` method as SQL; subclasses provide `_tx()`, `_read()` and `_is_conflict()`
     (and `_alone()`, `_notice()` where they can do better than the defaults)."""
 
@@ -143,6 +150,11 @@ class SqlStore(AdapterStateQueries, ReachQueries, OutboxQueries):
     async def _rows(self, sql: str, args: Sequence[Any] = ()) -> list[Row]:
         async with self._read() as db:
             return await db.rows(sql, args)
+
+    async def migrations_missing(self) -> list[int]:
+        """Shipped migrations this database lacks (none when current); raises if unreachable."""
+        applied = {int(r[0]) for r in await self._rows("SELECT version FROM schema_version")}
+        return [version for version, _ in migrations(self.dialect) if version not in applied]
 
     async def migrate(self) -> None:
         async with self._tx() as db:
@@ -234,8 +246,10 @@ class SqlStore(AdapterStateQueries, ReachQueries, OutboxQueries):
         self, surface: SurfaceId, state: DeliveryState = "delivered", limit: int | None = None
     ) -> list[QuestionRecord]:
         rows = await self._rows(
-            f"SELECT {Q_COLUMNS} FROM questions q JOIN deliveries d ON d.question_id = q.id "
-            "WHERE q.status = 'pending' AND d.surface = ? AND d.state = ? "
+            # From the few pending questions to each one's delivery by its key, never from the
+            # surface's every past delivery: SQLite keeps a CROSS JOIN's order as written.
+            f"SELECT {Q_COLUMNS} FROM questions q CROSS JOIN deliveries d "
+            "WHERE d.question_id = q.id AND q.status = 'pending' AND d.surface = ? AND d.state = ? "
             "ORDER BY q.created_at, q.id" + (" LIMIT ?" if limit else ""),
             (surface, state, limit) if limit else (surface, state))
         return [row_to_question(r) for r in rows]
@@ -244,11 +258,8 @@ class SqlStore(AdapterStateQueries, ReachQueries, OutboxQueries):
         self, surface: SurfaceId, message_ref: MessageRef
     ) -> DeliveryRecord | None:
         """The delivery whose prompt, or one of whose reminders, is `message_ref` on `surface`."""
-        rows = await self._rows(
-            f"SELECT {DELIVERY_COLUMNS} FROM deliveries WHERE surface = ? AND (message_ref = ? "
-            "OR question_id IN (SELECT question_id FROM message_refs "
-            "WHERE surface = ? AND message_ref = ?))",
-            (surface, message_ref, surface, message_ref))
+        rows = await self._rows(FIND_DELIVERY,
+                                (surface, message_ref, surface, surface, message_ref))
         return row_to_delivery(rows[0]) if rows else None
 
     async def unfinalized(self) -> list[DeliveryRecord]:

@@ -4,12 +4,12 @@ import { locale, locales, onLanguage, switchTo, t } from "./i18n.js";
 import { Panel, newDraft } from "./panel.js";
 import { connect, showConnection } from "./live.js";
 import { keyOf, renderSessions, waitingBar } from "./sessions.js";
-import { timelineItem } from "./timeline.js";
+import { keptFor, timelineItem } from "./timeline.js";
 
 const $ = (id) => document.getElementById(id);
 const narrowQuery = window.matchMedia("(max-width: 720px)");
 const state = {
-  sessions: [], pending: [], current: null, timeline: [], notes: [],
+  sessions: [], pending: [], current: null, timeline: [], notes: [], keep: null,
   drafts: new Map(), collapsed: new Set(), panel: null, dockKey: "", signedOut: false,
   pinned: false, // a person opened this session (a click, its address): the page stays on it
 };
@@ -62,7 +62,10 @@ async function load() {
     const [agent, session] = state.current.split("\u0000");
     const q = new URLSearchParams({ agent, session });
     const timeline = await api(`/ui/api/timeline?${q}`);
-    if (timeline.status === 200) state.timeline = timeline.data.items.slice().reverse();
+    if (timeline.status === 200) {
+      state.timeline = timeline.data.items.slice().reverse();
+      state.keep = timeline.data.keep;
+    }
   }
   render();
 }
@@ -126,7 +129,8 @@ function renderHeader() {
   // Count questions, not prompts: one prompt may hold up to three.
   const n = state.timeline.reduce((sum, v) => sum + v.request.questions.length, 0);
   $("subtitle").textContent = t("Agent: {agent} · Session: {session}", { agent, session }) + " · " +
-    (n === 1 ? t("1 question") : t("{count} questions", { count: n }));
+    (n === 1 ? t("1 question") : t("{count} questions", { count: n })) +
+    (state.keep ? ` · ${keptFor(state.keep)}` : "");
 }
 
 function renderTimeline() {

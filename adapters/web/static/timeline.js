@@ -47,3 +47,17 @@ export function timelineItem(view) {
       reach(view)),
     outcome(view));
 }
+
+// How long history is kept ([store] keep: "90s", "12h", "30d" or "forever"), in words.
+const KEPT = {
+  d: (n) => (n === 1 ? t("History is kept for 1 day") : t("History is kept for {count} days", { count: n })),
+  h: (n) => (n === 1 ? t("History is kept for 1 hour") : t("History is kept for {count} hours", { count: n })),
+  m: (n) => (n === 1 ? t("History is kept for 1 minute") : t("History is kept for {count} minutes", { count: n })),
+  s: (n) => (n === 1 ? t("History is kept for 1 second") : t("History is kept for {count} seconds", { count: n })),
+};
+
+export function keptFor(keep) {
+  if (keep === "forever") return t("History is kept forever");
+  const found = /^(\d+)([smhd])$/.exec(keep || "");
+  return found ? KEPT[found[2]](Number(found[1])) : "";
+}

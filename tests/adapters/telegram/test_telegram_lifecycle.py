@@ -7,7 +7,6 @@ import ssl
 from typing import Any
 
 import pytest
-from structlog.testing import capture_logs
 
 from adapters.telegram import create
 from adapters.telegram.webhook import SECRET_HEADER, WEBHOOK_PATH
@@ -60,17 +59,15 @@ async def test_webhook_mode_checks_the_secret(tg: Tg, fake: FakeTelegram) -> Non
         assert fake.calls_of("getUpdates") == []
 
 
-async def test_rejected_token_ends_undelivered_with_a_reason(tg: Tg, fake: FakeTelegram) -> None:
+async def test_a_token_refused_at_start_ends_the_start_naming_its_variable(
+    tg: Tg, fake: FakeTelegram,
+) -> None:
     env = {**tg.env, "TELEGRAM_BOT_TOKEN": "999:not-the-token"}
-    with capture_logs() as logs:
-        async with running(tg.config(DM["id"]), env) as r, r.client() as client:
-            result = await asyncio.wait_for(client.ask(deploy()), 10)
-            delivery = (await client.timeline())[0]["deliveries"][0]
-    assert any(e["event"] == "telegram_token_rejected" for e in logs)
-    assert "not-the-token" not in repr(logs)
-    assert result.to_json() == {"status": "no_answer", "reason": "undelivered"}
-    assert "rejected the bot token in $TELEGRAM_BOT_TOKEN" in delivery["error"]
-    assert "not-the-token" not in delivery["error"]
+    with pytest.raises(ConfigError) as refused:
+        async with running(tg.config(DM["id"]), env):
+            pass
+    assert "rejected the bot token in $TELEGRAM_BOT_TOKEN" in str(refused.value)
+    assert "not-the-token" not in str(refused.value)
 
 
 async def test_a_token_revoked_while_running_is_named_as_the_cause(

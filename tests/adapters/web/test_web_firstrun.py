@@ -86,7 +86,7 @@ async def test_header_tells_agent_and_session_apart_and_counts_questions(
         await expect(page.locator(".panel")).to_be_visible()
         await expect(page.locator("#title")).to_have_text("release")
         await expect(page.locator("#subtitle")).to_have_text(
-            "Agent: assistant · Session: release · 3 questions")
+            "Agent: assistant · Session: release · 3 questions · History is kept for 30 days")
         ask.cancel()
 
 

@@ -176,8 +176,11 @@ def test_a_client_closing_its_stream_is_one_line_not_a_traceback(
     from structlog.testing import capture_logs
 
     from bridge.mcp.http import mcp_mount
+    from bridge.mcp.origins import OriginGuard
+    from bridge.runtime.config import embedded_defaults
 
-    mcp_mount(None, {})  # type: ignore[arg-type]  # installs the filter, as serving /mcp does
+    guard = OriginGuard(embedded_defaults())
+    mcp_mount(None, {}, guard)  # type: ignore[arg-type]  # installs the filter, as serving /mcp does
     sdk = logging.getLogger("mcp.server.streamable_http")
     with capture_logs() as said, caplog.at_level(logging.ERROR):
         try:

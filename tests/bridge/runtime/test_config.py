@@ -20,16 +20,17 @@ from tests.harness import make_config
 
 def test_the_example_parses_and_builds_every_adapter() -> None:
     raw = tomllib.loads(uncommented())
-    assert {"telegram", "discord", "slack", "webhooks"} <= raw.keys()
+    assert {"telegram", "discord", "slack", "email", "webhooks"} <= raw.keys()
     raw.pop("store")
     config = parse_config(raw)
     env = {name: "x" * 24 for name in (
         "ASKBRIDGE_TOKEN", "ASKBRIDGE_WEB_TOKEN", "SMS_WEBHOOK_SECRET", "TELEGRAM_BOT_TOKEN",
         "TELEGRAM_WEBHOOK_SECRET", "DISCORD_BOT_TOKEN", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN",
-        "SLACK_SIGNING_SECRET", "RESEARCHER_TOKEN")}
+        "SLACK_SIGNING_SECRET", "RESEARCHER_TOKEN", "SMTP_USER", "SMTP_PASSWORD", "IMAP_USER",
+        "IMAP_PASSWORD", "EMAIL_INBOUND_SECRET")}
     env["TELEGRAM_BOT_TOKEN"] = "123456:" + "A" * 35
     adapters = make_adapters(config, env, _plugins())
-    assert sorted(adapters) == ["discord", "slack", "telegram", "web", "webhook"]
+    assert sorted(adapters) == ["discord", "email", "slack", "telegram", "web", "webhook"]
 
 
 def _plugins() -> list[AdapterPlugin]:
@@ -127,3 +128,14 @@ def test_event_hooks_need_their_secret(tmp_path: Path) -> None:
     config = parse_config({k: v for k, v in raw.items() if k not in ("server", "web")})
     with pytest.raises(ConfigError, match=r"\$NOPE_SECRET"):
         Bridge.build(config, base_env())
+
+
+def test_store_keep_is_a_duration_or_forever_and_says_what_to_write_otherwise() -> None:
+    assert parse_config({}).store.keep_seconds == 30 * 86_400
+    assert parse_config({"store": {"keep": "90s"}}).store.keep_seconds == 90
+    assert parse_config({"store": {"keep": "12h"}}).store.keep_seconds == 12 * 3600
+    assert parse_config({"store": {"keep": "forever"}}).store.keep_seconds is None
+    for bad in ("30 days", "0d", "2w", "", 30):
+        with pytest.raises(ConfigError, match=r'store\.keep: use a duration such as "90s", '
+                                              r'"15m", "12h" or "30d" .* or "forever"'):
+            parse_config({"store": {"keep": bad}})

@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
 from bridge.model.contract import AskResult
-from bridge.model.ids import AgentName, MessageRef, QuestionId, SessionKey, SurfaceId, UserRef
-from bridge.model.validation import parse_ask_request
+from bridge.model.ids import AgentName, MessageRef, QuestionId, SessionKey, SurfaceId
 from bridge.store import (
-    AnsweredBy,
     PendingConflict,
-    QuestionRecord,
     Resolution,
     SqliteStore,
     Store,
@@ -23,43 +19,8 @@ from bridge.store import (
 from bridge.store.postgres_store import PostgresStore
 from bridge.store.records import DeliveryRecord, OutboxEvent, TimerRecord
 from bridge.store.sql_store import SqlStore
+from tests.bridge.store.support import REQUEST, SURFACES, answered, record
 from tests.harness import until
-from tests.pg import scratch_database, server_url
-from tests.samples import DEPLOY
-
-REQUEST = parse_ask_request(DEPLOY)
-
-
-BACKENDS = ["sqlite", "postgres"] if server_url() else ["sqlite"]
-
-
-@pytest.fixture(params=BACKENDS)
-async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Store]:
-    if request.param == "sqlite":
-        backend: Store = SqliteStore(str(tmp_path / "store.db"))
-        await backend.open()
-        yield backend
-        await backend.close()
-        return
-    async with scratch_database() as url:
-        backend = PostgresStore(url)
-        await backend.open()
-        yield backend
-        await backend.close()
-
-
-def record(qid: str, session: str = "main", expires_in: int = 60_000) -> QuestionRecord:
-    created = now_ms()
-    return QuestionRecord(QuestionId(qid), AgentName("a"), SessionKey(session), REQUEST,
-                          "pending", created, created + expires_in)
-
-
-SURFACES = [SurfaceId("web"), SurfaceId("telegram:1")]
-
-
-def answered(label: str) -> Resolution:
-    return Resolution(AskResult.answered({"deploy_target": [label]}), f"Deploy: {label}", now_ms(),
-                      AnsweredBy(SurfaceId("telegram:1"), UserRef("7")))
 
 
 async def test_create_and_read_back(store: Store) -> None:

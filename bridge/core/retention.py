@@ -1,0 +1,80 @@
+"""Retention: what ended longer ago than `[store] keep` is deleted, a small batch at a time."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Protocol
+
+import structlog
+
+from bridge.store.protocol import Store
+from bridge.store.records import now_ms
+
+log = structlog.get_logger("askbridge.retention")
+
+
+class _Delete(Protocol):
+    async def __call__(self, before: int, limit: int) -> int: ...
+
+
+class Retention:
+    """Every `every` seconds, delete questions that ended more than `keep` seconds ago, with
+    everything keyed to them, and event-hook events as old.
+
+    Each batch is one short transaction of at most `batch` questions; after each the pass steps
+    aside for as long as the batch took (at least `pause` seconds), so asks and answers waiting
+    on the store go first, no write lock is held for long, and the database spends at most
+    about half its time deleting however large the backlog. Every replica runs it: the store
+    gives replicas purging at once disjoint batches."""
+
+    def __init__(self, store: Store, keep: int | None, *, every: float = 60.0, batch: int = 50,
+                 pause: float = 0.01) -> None:
+        self.store = store
+        self.keep = keep
+        self.every = every
+        self.batch = batch
+        self.pause = pause
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        if self.keep is not None:  # `forever`: nothing to do, ever
+            self._task = asyncio.create_task(self._run())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def purge(self) -> tuple[int, int]:
+        """One pass: (questions, events) deleted."""
+        if self.keep is None:
+            return 0, 0
+        before = now_ms() - self.keep * 1000
+        questions = await self._drain(self.store.delete_ended, before)
+        events = await self._drain(self.store.delete_old_events, before)
+        if questions or events:
+            log.info("retention_deleted", questions=questions, events=events)
+        return questions, events
+
+    async def _drain(self, delete: _Delete, before: int) -> int:
+        total = 0
+        loop = asyncio.get_running_loop()
+        while True:
+            began = loop.time()
+            done = await delete(before, self.batch)
+            total += done
+            if done < self.batch:
+                break
+            await asyncio.sleep(max(self.pause, loop.time() - began))
+        return total
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                await self.purge()
+            except Exception as exc:  # the database away for a moment: the next pass retries
+                log.warning("retention_failed", error=type(exc).__name__, detail=str(exc)[:200])
+            await asyncio.sleep(self.every)
