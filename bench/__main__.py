@@ -14,6 +14,7 @@ from pathlib import Path
 
 import aiohttp
 
+from bench.burst import run_burst
 from bench.fanout import run_fanout
 from bench.history import history_bench
 from bench.latency import Bare, Fake, run_latency
@@ -24,6 +25,7 @@ from bench.replicas import run_replicas
 from bench.rows import (
     STORE_VS_ASYNCPG,
     STORE_VS_SQLITE,
+    burst_rows,
     fanout_rows,
     floor_rows,
     latency_rows,
@@ -36,7 +38,7 @@ from bench.scale import ptb_flood, run_scale
 from bench.stats import Report
 from bench.store import run_store
 
-EVERYTHING = "store,pgstore,history,latency,scale,reach,fanout,replicas"
+EVERYTHING = "store,pgstore,history,latency,scale,reach,fanout,replicas,burst"
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -66,6 +68,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--retention-before", type=float, default=15.0,
                    help="seconds of asks timed before retention starts deleting 100,000")
     p.add_argument("--history-stores", default="sqlite,postgres", help="sqlite, postgres or both")
+    p.add_argument("--burst-asks", type=int, default=2_000,
+                   help="asks in the burst to 100 Telegram chats and 20 Slack channels")
     p.add_argument("--profile", type=Path, help="run askbridge under cProfile; .prof files here")
     p.add_argument("--keep", action="store_true", help="keep the temporary directory (logs, dbs)")
     return p.parse_args(argv)
@@ -97,6 +101,8 @@ async def main(args: argparse.Namespace) -> Report:
                                 args.history_rounds, args.retention_before)
         if only & {"latency", "scale", "reach", "fanout", "replicas"}:  # these need the fake
             await with_fake(args, only, report, tmp)
+        if "burst" in only:
+            burst_rows(report, await run_burst(tmp, args.burst_asks, args.concurrency))
     finally:
         if not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)

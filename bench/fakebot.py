@@ -10,6 +10,12 @@ Control routes (JSON):
   POST /ctl/tap {token, tag, button}     queue a callback_query for that message: {"t": queued at}
   GET  /ctl/count?token=X&method=M       how many M calls the token made
 
+  GET  /ctl/limits                       with --limits: 429s answered and the last accepted
+                                         prompt's time, per platform
+
+With `--limits` it enforces Telegram's flood limits and Slack's per-channel pace as the tests'
+fakes do (the same rules, `tests/fakes`), answering 429 as those platforms do.
+
 Also, for the fan-out benchmark: a Slack Web API (`/slack/api/<method>`, counted under token
 "slack") and a webhook gateway (`POST /hook`, counted under token "webhook", method "prompt"),
 both recording the first call whose body carries a tag.
@@ -20,12 +26,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import re
 import time
 from collections import defaultdict
 from typing import Any
 
 from aiohttp import web
+
+from tests.fakes.limits import SlidingWindows
+from tests.fakes.slack import rate_limits
+from tests.fakes.telegram import MESSAGE_METHODS, flood_limits
 
 TAG = re.compile(r"\[b:([\w-]+)\]")
 BOT_USER = {"id": 424242, "is_bot": True, "first_name": "Bench", "username": "bench_bot",
@@ -49,8 +60,12 @@ class Bot:
 
 
 class FakeBotApi:
-    def __init__(self, max_poll: float) -> None:
+    def __init__(self, max_poll: float, limits: bool = False) -> None:
         self.max_poll = max_poll
+        self.limits = SlidingWindows() if limits else None
+        self.refused: dict[str, int] = defaultdict(int)
+        self.last: dict[str, int] = {}
+        """When the last prompt each platform accepted arrived."""
         self.bots: dict[str, Bot] = defaultdict(Bot)
         self.messages: dict[str, dict[str, Any]] = {}  # tag -> message
         self.tag_of: dict[tuple[int, int], str] = {}  # (chat, message id) -> tag
@@ -66,6 +81,7 @@ class FakeBotApi:
         app.router.add_get("/ctl/event", self.ctl_event)
         app.router.add_post("/ctl/tap", self.ctl_tap)
         app.router.add_get("/ctl/count", self.ctl_count)
+        app.router.add_get("/ctl/limits", self.ctl_limits)
         return app
 
     def _seen(self, tag: str | None, method: str, t: int) -> None:
@@ -82,14 +98,21 @@ class FakeBotApi:
         t = time.monotonic_ns()
         bot = self.bots[request.match_info["token"]]
         method = request.match_info["method"]
-        bot.counts[method] += 1
         if request.content_type == "application/json":
             params: dict[str, Any] = await request.json()
         else:
             params = dict(await request.post())
+        wait = self._over("telegram", flood_limits(params.get("chat_id"))
+                          if method in MESSAGE_METHODS else [])
+        if wait is not None:
+            return web.json_response({"ok": False, "error_code": 429, "description":
+                                      f"Too Many Requests: retry after {wait}",
+                                      "parameters": {"retry_after": wait}}, status=429)
+        bot.counts[method] += 1
         if method == "getUpdates":
             return await self.get_updates(bot, params)
         if method == "sendMessage":
+            self.last["telegram"] = t
             return self.send_message(params, t)
         if method in ("editMessageText", "editMessageReplyMarkup"):
             key = (int(params["chat_id"]), int(params["message_id"]))
@@ -135,15 +158,34 @@ class FakeBotApi:
             self._seen(tag, "sendMessage", t)
         return _ok(message)
 
+    def _over(self, platform: str, limits: list[Any]) -> int | None:
+        """Whole seconds to wait when a call breaks the platform's limits (with --limits)."""
+        if self.limits is None or not limits:
+            return None
+        wait = self.limits.over(limits)
+        if wait is None:
+            return None
+        self.refused[platform] += 1
+        return max(1, math.ceil(wait))
+
     async def slack(self, request: web.Request) -> web.Response:
         t = time.monotonic_ns()
         method = request.match_info["method"]
-        self.bots["slack"].counts[method] += 1
         raw = await request.text()
+        args: dict[str, Any] = (json.loads(raw) if request.content_type == "application/json"
+                                else dict(await request.post()))
+        wait = self._over("slack", rate_limits(method, args))
+        if wait is not None:
+            return web.json_response({"ok": False, "error": "ratelimited"}, status=429,
+                                     headers={"Retry-After": str(wait)})
+        self.bots["slack"].counts[method] += 1
+        if method == "chat.postMessage":
+            self.last["slack"] = t
         found = TAG.search(raw)
         self._seen(found.group(1) if found else None, f"slack:{method}", t)
         self.next_message += 1
-        result: dict[str, Any] = {"ok": True, "channel": "C1", "ts": f"{self.next_message}.000100",
+        result: dict[str, Any] = {"ok": True, "channel": str(args.get("channel", "C1")),
+                                  "ts": f"{self.next_message}.000100",
                                   "user_id": "UBENCH", "user": "bench", "team": "bench",
                                   "bot_id": "BBENCH", "team_id": "T1"}
         return web.json_response(result)
@@ -200,6 +242,9 @@ class FakeBotApi:
         bot.arrived.set()
         return web.json_response({"t": t})
 
+    async def ctl_limits(self, _: web.Request) -> web.Response:
+        return web.json_response({"refused": self.refused, "last": self.last})
+
     async def ctl_count(self, request: web.Request) -> web.Response:
         bot = self.bots[request.query["token"]]
         return web.json_response({"count": bot.counts.get(request.query["method"], 0)})
@@ -209,8 +254,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--max-poll", type=float, default=5.0)
+    parser.add_argument("--limits", action="store_true", help="enforce the platforms' limits")
     args = parser.parse_args()
-    web.run_app(FakeBotApi(args.max_poll).app(), host="127.0.0.1", port=args.port,
+    web.run_app(FakeBotApi(args.max_poll, args.limits).app(), host="127.0.0.1", port=args.port,
                 print=None, access_log=None)
 
 

@@ -33,6 +33,7 @@ bot_token_env = "BENCH_SLACK_BOT"
 signing_secret_env = "BENCH_SLACK_SECRET"
 mode = "http"
 base_url = "{fake_url}/slack/api/"
+pace = false
 
 [webhooks.bench]
 url = "{fake_url}/hook"

@@ -109,10 +109,11 @@ class Proc:
         return time.monotonic() - began
 
 
-def fake_proc(tmp: Path) -> Proc:
+def fake_proc(tmp: Path, limits: bool = False) -> Proc:
     port = free_port()
-    return Proc("fake Bot API", [sys.executable, "-m", "bench.fakebot", "--port", str(port)],
-                port, tmp / "fakebot.log")
+    return Proc("fake Bot API", [sys.executable, "-m", "bench.fakebot", "--port", str(port),
+                                 *(["--limits"] if limits else [])],
+                port, tmp / ("fakebot-limits.log" if limits else "fakebot.log"))
 
 
 def relay_proc(tmp: Path, fake_url: str) -> Proc:
@@ -125,10 +126,11 @@ def relay_proc(tmp: Path, fake_url: str) -> Proc:
 def askbridge_proc(tmp: Path, fake_url: str, token: str, name: str = "askbridge",
                    profile: Path | None = None, agent_extra: str = "", *,
                    surfaces: tuple[str, ...] = (f"telegram:{CHAT_ID}",), extra: str = "",
-                   store_url: str | None = None, web: bool = False) -> Proc:
+                   store_url: str | None = None, web: bool = False, pace: bool = False) -> Proc:
     """`askbridge serve --config` with a Telegram surface pointed at the fake; `agent_extra`
     is TOML appended to the agent's table (reminders, escalation tiers), `extra` more sections
-    (Slack, webhooks); `store_url` a PostgreSQL store instead of SQLite."""
+    (Slack, webhooks); `store_url` a PostgreSQL store instead of SQLite. `pace`: keep under
+    Telegram's flood limits (off, as bare PTB and the relay are, except for the burst run)."""
     port = free_port()
     data = tmp / name
     data.mkdir(parents=True, exist_ok=True)
@@ -158,6 +160,7 @@ surfaces = [{listed}]
 token_env = "BENCH_TELEGRAM_TOKEN"
 base_url = "{fake_url}/bot"
 poll_timeout = 5
+pace = {"true" if pace else "false"}
 {extra}""")
     prefix = [sys.executable, "-m", "bridge"]
     if profile is not None:

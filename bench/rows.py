@@ -11,6 +11,7 @@ CPU_VS_PTB, ASKS_VS_FLOOR = 1.5, 0.65
 FANOUT_VS_BARE = 1.3
 STORE_VS_SQLITE, STORE_VS_ASYNCPG = 0.6, 0.5
 RSS_MB, RESTART_S = 150, 2.0
+DRAIN_VS_MINIMUM, REFUSED_SHARE, IDLE_FIRST_MS = 1.15, 0.01, 1000.0
 
 
 def latency_rows(report: Report, samples: dict[str, Samples]) -> None:
@@ -106,3 +107,23 @@ def replica_rows(report: Report, f: dict[str, Any]) -> None:
         report.row(f"PostgreSQL, {r['replicas']} replica(s): asks/s / answer median / p99",
                    f"{r['asks_per_s']} / {r['answer']['median_ms']:.2f} / "
                    f"{r['answer']['p99_ms']:.2f} ms", "(report)")
+
+
+def burst_rows(report: Report, b: dict[str, Any]) -> None:
+    report.emit("burst", **b)
+    where = f"{b['asks']} asks, 100 Telegram chats (10 groups) + 20 Slack channels"
+    report.row(f"burst ({where}): prompts sent / lost",
+               f"{sum(b['sent'].values())} / {b['lost']} ({b['failed_deliveries']} failed)",
+               "0 lost", verdict(b["lost"] == 0 and b["failed_deliveries"] == 0))
+    ratio = b["drain_s"] / b["minimum_s"]
+    report.row("burst: time to drain ÷ the least the limits allow",
+               f"{ratio:.3f}× ({b['drain_s']:.1f} s / {b['minimum_s']:.1f} s)",
+               f"≤ {DRAIN_VS_MINIMUM}×", verdict(ratio <= DRAIN_VS_MINIMUM))
+    report.row("burst: 429s received ÷ calls",
+               f"{100 * b['refused_share']:.2f} % ({sum(b['refused'].values())} of {b['calls']})",
+               f"≤ {100 * REFUSED_SHARE:.0f} %", verdict(b["refused_share"] <= REFUSED_SHARE))
+    report.row("burst: an idle chat's first prompt, before the burst: ask → sent",
+               f"{b['idle_first_ms']:.1f} ms", f"at once (< {IDLE_FIRST_MS:.0f} ms, no window)",
+               verdict(b["idle_first_ms"] < IDLE_FIRST_MS))
+    report.row("burst: an idle chat's first prompt, asked as the burst drains: ask → sent",
+               f"{b['idle_mid_burst_ms']:.1f} ms")

@@ -60,6 +60,7 @@ from bridge.model.validation import InvalidRequest, Problem, parse_ask_request
 from bridge.runtime.backoff import backoff, backoff_delay
 from bridge.runtime.config import BridgeConfig, ConfigError, adapter_section, env_secret
 from bridge.runtime.config_problems import config_problems
+from bridge.runtime.pace import Pace, Paced, Priority, Window
 from bridge.runtime.security import SIGNATURE_HEADER, sign, verify_signature
 from bridge.runtime.tally import count_rate_limited
 from bridge.runtime.tls import client_tls
@@ -118,8 +119,11 @@ __all__ = [
     "NativePrompt",
     "NativeQuestion",
     "Observer",
+    "Pace",
+    "Paced",
     "Parsed",
     "Picked",
+    "Priority",
     "Problem",
     "Prompt",
     "PromptQuestion",
@@ -138,6 +142,7 @@ __all__ = [
     "TextLayout",
     "TextReceived",
     "UserRef",
+    "Window",
     "adapter_section",
     "backoff",
     "backoff_delay",

@@ -19,7 +19,9 @@ def create(ctx: AdapterContext) -> DiscordAdapter | None:
         f"[discord] reads the bot token from ${config.token_env}, which is not set; copy it "
         "from the Developer Portal (your application → Bot → Reset Token) and export it.")).strip()
     from adapters.discord.adapter import DiscordAdapter
+    from adapters.discord.ratelimits import count_rate_limits
 
+    count_rate_limits()
     return DiscordAdapter(config, token)
 
 

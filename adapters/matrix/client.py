@@ -1,7 +1,8 @@
 """matrix-nio calls as askbridge needs them: event ids or `DeliveryError`s that say what to do.
 
 Rate limits are nio's: on `M_LIMIT_EXCEEDED` it sleeps the server's `retry_after_ms` and sends
-again, up to `max_rate_limited` times per call; timeouts are retried twice, then reported.
+again, up to `max_rate_limited` times per call (each logged here as `rate_limited`); timeouts
+are retried twice, then reported.
 """
 
 from __future__ import annotations
@@ -48,6 +49,13 @@ def explain(error: Any, config: MatrixConfig) -> str:
     return f"the homeserver refused the call ({said})"
 
 
+async def rate_limited(resp: ErrorResponse) -> None:
+    """nio hands every error answer here before it acts on it: a 429 is logged and counted."""
+    if resp.status_code in ("M_LIMIT_EXCEEDED", 429):
+        log.warning("rate_limited", platform="matrix", method=type(resp).__name__,
+                    retry_after=(resp.retry_after_ms or 5000) / 1000)
+
+
 class MatrixClient:
     """One nio `AsyncClient` for the bot account (no end-to-end encryption)."""
 
@@ -60,6 +68,7 @@ class MatrixClient:
             store_sync_tokens=False))
         self.nio.access_token = token
         self.nio.user_id = config.user_id
+        self.nio.add_response_callback(rate_limited, ErrorResponse)
 
     async def close(self) -> None:
         await self.nio.close()

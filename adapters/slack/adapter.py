@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Collection, Sequence
+from functools import partial
 from typing import Any
 
 import aiohttp
@@ -26,8 +27,9 @@ from adapters.slack.calls import retry_handlers as _retry_handlers
 from adapters.slack.calls import verify_tokens
 from adapters.slack.calls import whoami as _whoami
 from adapters.slack.config import SlackConfig
-from adapters.slack.ids import message_ref, parse_ref, target_of
+from adapters.slack.ids import message_ref, parse_ref, surface_for, target_of
 from adapters.slack.inbound import Click, click_from, event_from, well_formed
+from adapters.slack.limits import SlackLimits
 from adapters.slack.mrkdwn import escape
 from adapters.slack.native import OWN_CALLBACK
 from adapters.slack.render import OTHER_CALLBACK, other_modal
@@ -40,6 +42,8 @@ from bridge import (
     InboundReply,
     InboundSink,
     MessageRef,
+    Pace,
+    Priority,
     Prompt,
     Queries,
     Reminder,
@@ -79,6 +83,8 @@ class SlackAdapter:
         self.app.action(re.compile(r"^ab:"))(self._on_action)
         self.app.view(OTHER_CALLBACK)(self._on_modal)
         self.native = Taps(self)
+        self.pace = Pace(SlackLimits() if config.pace else lambda surface, priority: ())
+        """Paced: the core waits here for room before each prompt, reminder and final edit."""
         self.app.view(OWN_CALLBACK)(self._on_own_words)
         self.app.event("message")(self._on_message)
         self._http = AsyncSlackRequestHandler(self.app)
@@ -162,8 +168,8 @@ class SlackAdapter:
         ref: MessageRef | None = None
         for args in render.prompt(prompt):  # the last one holds the controls: its ref counts
             try:
-                sent = await self.client.chat_postMessage(channel=channel, thread_ts=thread,
-                                                          **args)
+                sent = await self.pace.call(surface, Priority.PROMPT, partial(
+                    self.client.chat_postMessage, channel=channel, thread_ts=thread, **args))
             except _NETWORK as exc:
                 log.warning("slack_send_failed", question_id=prompt.question_id, surface=surface,
                             error=_api_error(exc))
@@ -177,8 +183,9 @@ class SlackAdapter:
         channel, thread = target_of(delivery.surface)
         ts = thread or (parse_ref(delivery.message_ref)[1] if delivery.message_ref else None)
         try:
-            sent = await self.client.chat_postMessage(channel=channel, text=escape(reminder.text),
-                                                      thread_ts=ts)
+            sent = await self.pace.call(delivery.surface, Priority.REMINDER, partial(
+                self.client.chat_postMessage, channel=channel, text=escape(reminder.text),
+                thread_ts=ts))
         except _NETWORK as exc:
             raise DeliveryError(f"Slack did not take the reminder ({_api_error(exc)})") from exc
         return message_ref(str(sent["channel"]), str(sent["ts"]))
@@ -188,14 +195,16 @@ class SlackAdapter:
             return
         channel, ts = parse_ref(delivery.message_ref)
         try:
-            await self.client.chat_update(channel=channel, ts=ts, **render.final(final))
+            await self.pace.edit(delivery.surface, delivery.message_ref, partial(
+                self.client.chat_update, channel=channel, ts=ts, **render.final(final)))
         except _NETWORK as exc:
             raise DeliveryError(f"Slack did not update the message ({_api_error(exc)})") from exc
 
     async def update(self, channel: str, ts: str, args: dict[str, Any]) -> None:
         """Edit a still-open prompt in place (selections shown); failures are logged."""
         try:
-            await self.client.chat_update(channel=channel, ts=ts, **args)
+            await self.pace.edit(surface_for(channel), message_ref(channel, ts), partial(
+                self.client.chat_update, channel=channel, ts=ts, **args))
         except _NETWORK as exc:
             log.warning("slack_update_failed", channel=channel, error=_api_error(exc))
 

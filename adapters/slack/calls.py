@@ -1,4 +1,5 @@
-"""Slack Web API plumbing: retry policy, quiet library loggers, and errors named without secrets."""
+"""Slack Web API plumbing: retry policy (a 429 waits Slack's Retry-After and is logged as
+`rate_limited`), quiet library loggers, and errors named without secrets."""
 
 from __future__ import annotations
 
@@ -33,7 +34,8 @@ NETWORK = (SlackClientError, aiohttp.ClientError, TimeoutError, OSError)
 
 
 class _CountedRateLimits(AsyncRateLimitErrorRetryHandler):
-    """slack_sdk's own 429 handling (it waits Retry-After), counting each 429 for /metrics."""
+    """slack_sdk's own 429 handling (it waits Retry-After and resends), counting each 429 for
+    /metrics and logging it as `rate_limited`."""
 
     async def _can_retry_async(self, *, state: RetryState, request: HttpRequest,
                                response: HttpResponse | None = None,
@@ -43,6 +45,18 @@ class _CountedRateLimits(AsyncRateLimitErrorRetryHandler):
         if limited:
             count_rate_limited("slack")
         return limited
+
+    async def prepare_for_next_attempt_async(
+        self, *, state: RetryState, request: HttpRequest, response: HttpResponse | None = None,
+        error: Exception | None = None,
+    ) -> None:
+        if response is not None:
+            after = next((v for k, v in response.headers.items() if k.lower() == "retry-after"),
+                         None)
+            log.warning("rate_limited", platform="slack", method=request.url.rsplit("/", 1)[-1],
+                        retry_after=float(after[0]) if after else None)
+        await super().prepare_for_next_attempt_async(state=state, request=request,
+                                                     response=response, error=error)
 
 
 def retry_handlers(retries: int) -> list[AsyncRetryHandler]:

@@ -30,5 +30,8 @@ class SlackConfig(BaseModel):
     """How long one Socket Mode connection attempt may take before it is retried."""
     retries: int = Field(default=3, ge=0, le=10)
     """Retries per Web API call for rate limits (Retry-After honoured), 5xx and lost connections."""
+    pace: bool = True
+    """Wait for room under Slack's documented rate limits before each message; false only for a
+    server without them (a test double, a benchmark's fake). A 429 is honoured either way."""
     locale: Locale | None = None
     """The language of Slack prompts, replies and modals (`en`, `id`); default: the agent's."""

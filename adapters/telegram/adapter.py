@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from functools import partial
 from typing import Any
 
 import structlog
@@ -41,6 +40,7 @@ from bridge import (
     InboundReply,
     InboundSink,
     MessageRef,
+    Priority,
     Prompt,
     Queries,
     Reminder,
@@ -63,6 +63,8 @@ class TelegramAdapter:
         self._token = token
         self._webhook_secret = webhook_secret
         self.call = Caller(config)
+        self.pace = self.call.pace
+        """Paced: the core waits here for room before each prompt, reminder and final edit."""
         self.sink: InboundSink | None = None
         self.queries: Queries | None = None
         self._app: TelegramApp | None = None
@@ -122,15 +124,15 @@ class TelegramAdapter:
         messages = render.prompt(prompt)
         buttons = messages[-1][1] is not None
         try:
-            message_id = await self.send(bot, chat, thread, messages)
+            message_id = await self.call.send(bot, chat, thread, messages, Priority.PROMPT)
         except BadRequest as exc:
             if not buttons:
                 raise DeliveryError(explain(exc, self.config.token_env)) from exc
             log.warning("telegram_buttons_refused", question_id=prompt.question_id,
                         surface=surface, error=exc.message)
             try:  # the numbered text, answerable by replies, in full
-                message_id = await self.send(bot, chat, thread,
-                                             [(p, None) for p in render.plain(prompt.text)])
+                message_id = await self.call.send(bot, chat, thread, [
+                    (p, None) for p in render.plain(prompt.text)], Priority.PROMPT)
             except BadRequest as again:
                 raise DeliveryError(explain(again, self.config.token_env)) from again
         log.debug("telegram_sent", question_id=prompt.question_id, surface=surface,
@@ -142,9 +144,9 @@ class TelegramAdapter:
         chat, thread = chat_of(delivery.surface)
         to = ReplyParameters(parse_ref(delivery.message_ref)[1],
                              allow_sending_without_reply=True) if delivery.message_ref else None
-        sent = await self.send(self.bot(), chat, thread,
-                               [(p, None) for p in render.plain(reminder.text)],
-                               reply_parameters=to)
+        sent = await self.call.send(self.bot(), chat, thread,
+                                    [(p, None) for p in render.plain(reminder.text)],
+                                    Priority.REMINDER, reply_parameters=to)
         return message_ref(chat, sent)
 
     async def finalize(self, delivery: Delivery, final: Finalization) -> None:
@@ -156,15 +158,16 @@ class TelegramAdapter:
         chat, message_id = parse_ref(delivery.message_ref)
         text = render.final(final)
         try:  # editing the text without reply_markup also removes the keyboard
-            await self.call("editMessageText", lambda: api(
+            await self.call.edit(chat, message_id, "editMessageText", lambda: api(
                 bot, "editMessageText", chat_id=chat, message_id=message_id, text=text))
         except BadRequest as exc:
             if "not modified" in exc.message.lower():
                 return
             log.warning("telegram_edit_refused", question_id=delivery.question_id,
                         error=exc.message)
-            await self.call("editMessageReplyMarkup", lambda: bot.edit_message_reply_markup(
-                chat_id=chat, message_id=message_id, reply_markup=None))
+            await self.call.edit(chat, message_id, "editMessageReplyMarkup",
+                                 lambda: bot.edit_message_reply_markup(
+                                     chat_id=chat, message_id=message_id, reply_markup=None))
         log.debug("telegram_finalized", question_id=delivery.question_id,
                  surface=delivery.surface, kind=final.kind)
 
@@ -244,18 +247,6 @@ class TelegramAdapter:
         bot: Bot = self._app.bot
         return bot
 
-    async def send(self, bot: Bot, chat: int | str, thread: int | None,
-                   messages: Sequence[tuple[str, object]], **extra: Any) -> int:
-        """Each message (text, reply markup) in order, `extra` on the first; the id of the last
-        one, which holds the keyboard and is the one a reply, a tap or finalization refers to."""
-        sent = 0
-        for n, (text, markup) in enumerate(messages):
-            reply = await self.call("sendMessage", partial(
-                api, bot, "sendMessage", chat_id=chat, text=text, reply_markup=markup,
-                message_thread_id=thread, **(extra if n == 0 else {})))
-            sent = int(reply["message_id"])
-        return sent
-
     # inbound -----------------------------------------------------------------------------
 
     async def _on_text(self, update: Update, _: ContextTypes.DEFAULT_TYPE) -> None:
@@ -282,10 +273,10 @@ class TelegramAdapter:
 
     async def _reply(self, said: inbound.Said, reply: InboundReply) -> None:
         if reply.handled and reply.text:
-            sent = await self.send(self.bot(), said.where.chat_id, said.where.thread_id,
-                                   [(p, None) for p in render.plain(reply.text)],
-                                   reply_parameters=ReplyParameters(
-                                       said.message_id, allow_sending_without_reply=True))
+            sent = await self.call.send(self.bot(), said.where.chat_id, said.where.thread_id,
+                                        [(p, None) for p in render.plain(reply.text)],
+                                        Priority.PROMPT, reply_parameters=ReplyParameters(
+                                            said.message_id, allow_sending_without_reply=True))
             if reply.question_id and not reply.ended:  # "Still needed …": a reply to it counts
                 await self.bindings.bind((said.where.chat_id, sent), reply.question_id)
 

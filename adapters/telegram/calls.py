@@ -1,4 +1,5 @@
-"""Bot API calls with bounded retries: 429 waits `retry_after`, 5xx and network errors back off."""
+"""Bot API calls paced under Telegram's limits, with bounded retries: 429 waits `retry_after`
+(and is logged as `rate_limited`), 5xx and network errors back off."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ import asyncio
 import datetime as dt
 import math
 import warnings
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
 from typing import Any, TypeVar
 
 import structlog
@@ -25,7 +27,9 @@ from telegram.request import HTTPXRequest
 from telegram.warnings import PTBDeprecationWarning, PTBUserWarning
 
 from adapters.telegram.config import TelegramConfig
-from bridge import DeliveryError, backoff_delay, client_tls, count_rate_limited
+from adapters.telegram.ids import message_ref, surface_for
+from adapters.telegram.limits import TelegramLimits
+from bridge import DeliveryError, Pace, Priority, backoff_delay, client_tls, count_rate_limited
 
 log = structlog.get_logger("askbridge.telegram")
 T = TypeVar("T")
@@ -101,10 +105,33 @@ def explain(exc: TelegramError, token_env: str) -> str:
 
 
 class Caller:
-    """Runs one Bot API call with the configured retry policy."""
+    """Runs one Bot API call with the configured retry policy; messages sent and edited wait
+    for room under Telegram's limits first (`send`, `edit`)."""
 
     def __init__(self, config: TelegramConfig) -> None:
         self.config = config
+        self.pace = Pace(TelegramLimits() if config.pace else lambda surface, priority: ())
+
+    async def send(self, bot: Bot, chat: int | str, thread: int | None,
+                   messages: Sequence[tuple[str, object]], priority: Priority,
+                   **extra: Any) -> int:
+        """Each message (text, reply markup) in order, `extra` on the first, each once the bot,
+        the chat (and a group) have room; the id of the last one, which holds the keyboard and
+        is the one a reply, a tap or finalization refers to."""
+        sent, surface = 0, surface_for(chat)
+        for n, (text, markup) in enumerate(messages):
+            reply = await self.pace.call(surface, priority, partial(self, "sendMessage", partial(
+                api, bot, "sendMessage", chat_id=chat, text=text, reply_markup=markup,
+                message_thread_id=thread, **(extra if n == 0 else {}))))
+            sent = int(reply["message_id"])
+        return sent
+
+    async def edit(self, chat: int | str, message_id: int, method: str,
+                   call: Callable[[], Awaitable[object]]) -> None:
+        """An edit of a message, once there is room; skipped if a later edit of the same
+        message is queued before it leaves."""
+        await self.pace.edit(surface_for(chat), message_ref(chat, message_id),
+                             lambda: self(method, call))
 
     async def __call__(self, method: str, call: Callable[[], Awaitable[T]]) -> T:
         """The call's result; BadRequest is raised as is (the caller may fall back), every other
@@ -119,6 +146,7 @@ class Caller:
                 count_rate_limited("telegram")
                 last = exc
                 wait = retry_after_seconds(exc)
+                log.warning("rate_limited", platform="telegram", method=method, retry_after=wait)
                 if wait > self.config.max_retry_after:
                     break
             except NetworkError as exc:  # 5xx, timeouts, refused connections

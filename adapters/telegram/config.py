@@ -39,6 +39,9 @@ class TelegramConfig(BaseModel):
     """First backoff pause; doubles on every further try."""
     max_retry_after: float = Field(default=20.0, ge=0, le=300)
     """A 429 asking to wait longer gives up instead (the broker's send timeout is 30 s)."""
+    pace: bool = True
+    """Wait for room under Telegram's documented rate limits before each message; false only for a
+    server without them (a test double, a benchmark's fake). A 429 is honoured either way."""
     locale: Locale | None = None
     """The language of Telegram prompts and replies (`en`, `id`); default: the agent's."""
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 import structlog
 from telegram import Bot, CallbackQuery, ForceReply, Update
@@ -21,6 +20,7 @@ from bridge import (
     ButtonPressed,
     InboundReply,
     InboundSink,
+    Priority,
     Prompt,
     Queries,
     QuestionId,
@@ -47,9 +47,6 @@ class Host(Protocol):
     def locale(self) -> str: ...
 
     def bot(self) -> Bot: ...
-
-    async def send(self, bot: Bot, chat: int | str, thread: int | None,
-                   messages: Sequence[tuple[str, object]], **extra: Any) -> int: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +110,7 @@ class Taps:
         """Edit the prompt's text and keyboard in place to `step` with the current selections."""
         bot, (chat, message_id) = self.adapter.bot(), message
         try:
-            await self.adapter.call("editMessageText", lambda: api(
+            await self.adapter.call.edit(chat, message_id, "editMessageText", lambda: api(
                 bot, "editMessageText", chat_id=chat, message_id=message_id,
                 text=native.text(prompt, step), reply_markup=native.keyboard(prompt, step)))
         except BadRequest as exc:
@@ -131,11 +128,11 @@ class Taps:
         person = update.effective_user if where.chat_type != inbound.PRIVATE else None
         step = native_step[1] if native_step else 0
         text, entities = render.free_text_request(prompt, person, step)
-        message_id = await self.adapter.send(
+        message_id = await self.adapter.call.send(
             self.adapter.bot(), where.chat_id, where.thread_id,
             [(text, ForceReply(selective=True, input_field_placeholder=tr(
                 prompt.locale if prompt else self.adapter.locale, "Your answer")))],
-            entities=entities)
+            Priority.PROMPT, entities=entities)
         key = (where.chat_id, message_id)
         if native_step and native_step[0] and prompt and step < len(prompt.questions):
             self.own_words[key] = OwnWords(question_id, prompt.questions[step].id,

@@ -5,8 +5,9 @@ claimer died mid-edit)."""
 from __future__ import annotations
 
 import asyncio
-from collections import deque
-from collections.abc import Awaitable, Callable
+from collections import Counter, deque
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -21,6 +22,7 @@ from bridge.core.tasks import Spawn
 from bridge.model.adapter import Adapter, DeliveryError
 from bridge.model.ids import MessageRef, QuestionId, SurfaceId, surface_platform
 from bridge.model.prompt import Delivery, Finalization
+from bridge.runtime.pace import Paced, Priority
 from bridge.runtime.tally import TALLY
 from bridge.store.protocol import Store
 from bridge.store.records import DeliveryRecord, QuestionRecord
@@ -28,12 +30,12 @@ from bridge.text.rendering import final_kind, status_line
 
 log = structlog.get_logger("askbridge.broker")
 CALLS_PER_PLATFORM = 4
-"""Prompts, reminders and edits in flight to one platform at once; the rest wait their turn
-here, in order. Waiting here is cheap, and an HTTP client's connection pool grows slower with
-every connection it holds: 3,000 asks to Telegram cost 1.9 ms of CPU each at 4 in flight,
-2.3 ms at 8 and 2.8 ms at 16 (bench/README.md). 4 at once is still 40 calls/s at a 100 ms
-round trip: above Telegram's 30 messages/s per bot and Slack's per-channel pace, a little
-under Discord's 50 requests/s per bot."""
+"""Prompts, reminders and edits in flight at once to one platform that is not paced (a paced
+one's limits bound its calls); the rest wait their turn here, in order. Waiting here is cheap,
+and an HTTP client's connection pool grows slower with every connection it holds: 3,000 asks
+to Telegram cost 1.9 ms of CPU each at 4 in flight, 2.3 ms at 8 and 2.8 ms at 16
+(bench/README.md). 4 at once is still 40 calls/s at a 100 ms round trip, a little under
+Discord's 50 requests/s per bot."""
 SENDERS_PER_PLATFORM = 2 * CALLS_PER_PLATFORM
 """Tasks working one platform's line of first prompts: twice its turns, so that while some
 send, the others record what they sent and take the next. A prompt waiting in the line is an
@@ -81,6 +83,11 @@ class Outbound:
         self._turns: dict[str, asyncio.Semaphore] = {}
         self._lines: dict[str, deque[tuple[_Prompts, SurfaceId]]] = {}
         """Per platform, first prompts not sent yet, in the order asked."""
+        self._idle: dict[str, deque[tuple[_Prompts, SurfaceId]]] = {}
+        """Per platform, prompts to surfaces that had none waiting: taken before the line, so a
+        chat that was idle is not kept behind other chats' backlog (a platform's limits can
+        make that minutes long)."""
+        self._waiting: Counter[SurfaceId] = Counter()
         self._senders: dict[str, int] = {}
 
     def deliver_all(self, record: QuestionRecord, surfaces: list[SurfaceId]) -> None:
@@ -100,10 +107,9 @@ class Outbound:
         prompts = _Prompts(record, len(surfaces), platforms)
         for surface in surfaces:
             platform = surface_platform(surface)
-            line = self._lines.get(platform)
-            if line is None:
-                line = self._lines[platform] = deque()
-            line.append((prompts, surface))
+            lines = self._lines if self._waiting[surface] else self._idle
+            lines.setdefault(platform, deque()).append((prompts, surface))
+            self._waiting[surface] += 1
             platforms.append(platform)
         self._start_next(prompts)
 
@@ -114,14 +120,20 @@ class Outbound:
             platform = prompts.after.pop(0)
             if self._senders.get(platform, 0) < SENDERS_PER_PLATFORM:
                 self._senders[platform] = self._senders.get(platform, 0) + 1
-                self.spawn(self._send_line(platform, self._lines[platform]))
+                self.spawn(self._send_line(platform))
                 return
 
-    async def _send_line(self, platform: str, line: deque[tuple[_Prompts, SurfaceId]]) -> None:
-        """Send the line's prompts one after another until it is empty."""
+    async def _send_line(self, platform: str) -> None:
+        """Send the platform's prompts one after another until none is left, those to idle
+        surfaces first."""
+        line, idle = self._lines.setdefault(platform, deque()), self._idle.setdefault(platform,
+                                                                                       deque())
         try:
-            while line:
-                prompts, surface = line.popleft()
+            while line or idle:
+                prompts, surface = (idle or line).popleft()
+                self._waiting[surface] -= 1
+                if not self._waiting[surface]:
+                    del self._waiting[surface]
                 on_way = Once(partial(self._start_next, prompts)) if prompts.after else None
                 try:
                     shown = await self.deliver_to(prompts.record, surface, on_way=on_way)
@@ -180,16 +192,27 @@ class Outbound:
         """The prompt, once the platform has a turn (waiting for one is a wait like any other:
         the next platform's sender starts meanwhile)."""
         # asyncio.timeout: no extra task, unlike wait_for; the wait for a turn is not timed
-        async with self.turn(surface), asyncio.timeout(self.timeouts.delivery):
+        async with self.turn(surface, Priority.PROMPT), asyncio.timeout(self.timeouts.delivery):
             return await adapter.deliver(surface, self.surfaces.prompt(record, surface))
 
-    def turn(self, surface: SurfaceId) -> asyncio.Semaphore:
-        """Taken around every call to the surface's platform (see CALLS_PER_PLATFORM)."""
+    @asynccontextmanager
+    async def turn(self, surface: SurfaceId, priority: Priority) -> AsyncIterator[None]:
+        """Taken around every call to the surface's platform: room under its limits when its
+        adapter is paced (prompts before reminders before edits), else one of the platform's
+        turns (see CALLS_PER_PLATFORM). Neither wait counts against the call's timeout. A paced
+        platform's limits already bound its calls; a turn on top would hold a chat's room while
+        it waited, and at a slow platform's round trip cap the calls below the limits."""
+        adapter = self.surfaces.adapter_for(surface)
+        if isinstance(adapter, Paced):
+            async with adapter.pace.slot(surface, priority):
+                yield
+            return
         platform = surface_platform(surface)
         turn = self._turns.get(platform)
         if turn is None:
             turn = self._turns[platform] = asyncio.Semaphore(CALLS_PER_PLATFORM)
-        return turn
+        async with turn:
+            yield
 
     async def _ended(self, question_id: QuestionId) -> bool:
         """Whether the question has ended. In one process, resolutions happen here and drop the
@@ -242,7 +265,7 @@ class Outbound:
         target = Delivery(delivery.question_id, delivery.surface,
                           MessageRef(delivery.message_ref) if delivery.message_ref else None)
         try:
-            async with (self.turn(delivery.surface),
+            async with (self.turn(delivery.surface, Priority.EDIT),
                         asyncio.timeout(self.timeouts.finalize)):
                 await adapter.finalize(target, final)
             log.info("delivery_finalized", question_id=delivery.question_id,

@@ -20,6 +20,7 @@ from bridge.model.adapter import DeliveryError, Reminding
 from bridge.model.ids import MessageRef, SurfaceId
 from bridge.model.prompt import Delivery, Prompt, Reminder
 from bridge.runtime.config import AgentConfig
+from bridge.runtime.pace import Priority
 from bridge.store.protocol import Store
 from bridge.store.records import QuestionRecord, TimerRecord, now_ms
 from bridge.text.i18n import tr
@@ -149,7 +150,7 @@ class Reach:
         reminder = Reminder(prompt=prompt, text=reminder_text(prompt), number=number)
         self.in_flight[surface] = self.in_flight.get(surface, 0) + 1
         try:
-            async with (self.outbound.turn(surface),
+            async with (self.outbound.turn(surface, Priority.REMINDER),
                         asyncio.timeout(self.outbound.timeouts.delivery)):
                 posted = await adapter.remind(Delivery(record.id, surface, ref), reminder)
             await self.store.note_reminder(record.id, surface, posted)

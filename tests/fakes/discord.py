@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import math
+import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -19,6 +21,37 @@ def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -
     # discord.py parses JSON only when Content-Type is exactly `application/json`.
     return web.Response(body=json.dumps(data).encode(), status=status,
                         headers={"Content-Type": "application/json", **(headers or {})})
+
+
+BUCKET_LIMIT, BUCKET_SECONDS = 5, 5.0
+"""Messages sent (and, separately, edited) per channel, as Discord's headers report them."""
+
+
+@dataclass
+class Bucket:
+    """One route's rate limit bucket for one channel: Discord resets it whole when it expires."""
+
+    name: str
+    reset_at: float = 0.0
+    used: int = 0
+
+    def take(self) -> tuple[dict[str, str], float | None]:
+        """The X-RateLimit headers for a call, and the seconds to wait when it is over."""
+        now = time.monotonic()
+        if now >= self.reset_at:
+            self.reset_at, self.used = now + BUCKET_SECONDS, 0
+        over = self.used >= BUCKET_LIMIT
+        self.used += 0 if over else 1
+        headers = {"X-RateLimit-Bucket": self.name, "X-RateLimit-Limit": str(BUCKET_LIMIT),
+                   "X-RateLimit-Remaining": str(BUCKET_LIMIT - self.used),
+                   "X-RateLimit-Reset-After": f"{self.reset_at - now:.3f}"}
+        return headers, (self.reset_at - now if over else None)
+
+
+def _too_many(headers: dict[str, str], wait: float) -> web.Response:
+    return _json({"message": "You are being rate limited.", "retry_after": round(wait, 3),
+                  "global": False}, 429, {**headers, "Via": "1.1 google", "X-RateLimit-Scope":
+                                          "user", "Retry-After": str(math.ceil(wait))})
 
 
 def _user(user_id: int, name: str, bot: bool = False) -> dict[str, Any]:
@@ -93,6 +126,12 @@ class FakeDiscord:
     resumes: int = 0
     rate_limit_next: int = 0
     """Answer this many coming message POSTs with 429 (retry_after 0.05 s) before accepting."""
+    buckets: dict[tuple[str, str], Bucket] = field(default_factory=dict)
+    """Per (route, channel): the fake enforces them, so discord.py must pace by its headers."""
+    limits: bool = True
+    """False: the buckets are never emptied (for runs that test something else in bulk)."""
+    refused: int = 0
+    """429s answered because a bucket was empty (not counting `rate_limit_next`)."""
     unknown: list[str] = field(default_factory=list)
     message_content_allowed: bool = True
     """False: like a portal where the privileged Message Content intent is off (close 4014)."""
@@ -155,6 +194,12 @@ class FakeDiscord:
                       "owner": _user(4001, "owner"), "verify_key": "00", "flags": 0,
                       "team": None, "rpc_origins": []})
 
+    def _bucket(self, route: str, channel: str) -> Bucket:
+        bucket = self.buckets.get((route, channel))
+        if bucket is None or not self.limits:
+            bucket = self.buckets[(route, channel)] = Bucket(f"fake-{route}")
+        return bucket
+
     def _known(self, channel: str) -> bool:
         return int(channel) in (self.channel_id, self.thread_id, self.dm_channel_id)
 
@@ -177,6 +222,10 @@ class FakeDiscord:
                          {"Via": "1.1 google", "Retry-After": "1", "X-RateLimit-Scope": "user",
                           "X-RateLimit-Bucket": "fake-bucket", "X-RateLimit-Limit": "5",
                           "X-RateLimit-Remaining": "0", "X-RateLimit-Reset-After": "0.05"})
+        headers, wait = self._bucket("send", channel).take()
+        if wait is not None:
+            self.refused += 1
+            return _too_many(headers, wait)
         message = self.message(channel, self.snowflake(), _user(self.bot_id, "askbot", True),
                                body.get("content", ""), body.get("components", []))
         if "message_reference" in body:  # a reply: Discord fills in where it points
@@ -187,9 +236,7 @@ class FakeDiscord:
                 **({"guild_id": message["guild_id"]} if "guild_id" in message else {})}
             message["referenced_message"] = self.messages.get(str(ref["message_id"]))
         self.messages[message["id"]] = message
-        return _json(message, headers={"X-RateLimit-Bucket": "fake-bucket",
-                                        "X-RateLimit-Limit": "5", "X-RateLimit-Remaining": "4",
-                                        "X-RateLimit-Reset-After": "1"})
+        return _json(message, headers=headers)
 
     async def _edit(self, request: web.Request) -> web.Response:
         message = self.messages.get(request.match_info["message"])
@@ -199,10 +246,14 @@ class FakeDiscord:
         problem = components_problem(body.get("components"))
         if problem:
             return _invalid(problem)
+        headers, wait = self._bucket("edit", request.match_info["channel"]).take()
+        if wait is not None:
+            self.refused += 1
+            return _too_many(headers, wait)
         self.edits.append((message["id"], body))
         message.update({k: body[k] for k in ("content", "components") if k in body})
         message["edited_timestamp"] = datetime.now(UTC).isoformat()
-        return _json(message)
+        return _json(message, headers=headers)
 
     async def _callback(self, request: web.Request) -> web.Response:
         body = await request.json()

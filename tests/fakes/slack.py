@@ -6,6 +6,7 @@ import asyncio
 import copy
 import itertools
 import json
+import math
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -17,6 +18,7 @@ from typing import Any
 from aiohttp import WSMsgType, web
 from slack_sdk.signature import SignatureVerifier
 
+from tests.fakes.limits import Limit, SlidingWindows
 from tests.harness import until
 
 PAYLOADS = Path(__file__).parent / "payloads" / "slack"
@@ -25,6 +27,15 @@ APP_TOKEN = "xapp-test-app-token"
 SIGNING_SECRET = "test-slack-signing-secret"
 EXPIRED_TRIGGER = "expired-trigger"
 ACK_TIMEOUT = 10.0
+
+
+def rate_limits(method: str, args: dict[str, Any]) -> list[Limit]:
+    """A channel takes about one message a second; chat.update is Tier 3, 50 a minute."""
+    if method == "chat.postMessage":
+        return [(("channel", str(args.get("channel"))), 1, 1.0)]
+    if method == "chat.update":
+        return [("chat.update", 50, 60.0)]
+    return []
 
 
 def payload(name: str) -> dict[str, Any]:
@@ -78,6 +89,10 @@ class FakeSlack:
     failures: dict[str, list[Failure]] = field(default_factory=dict)
     sockets: list[web.WebSocketResponse] = field(default_factory=list)
     connections: int = 0
+    limits: SlidingWindows | None = field(default_factory=SlidingWindows)
+    """Slack's rate limits, enforced; `limits.refused` counts the 429s sent."""
+    refused: list[Call] = field(default_factory=list)
+    """Calls answered 429 (not in `calls`: Slack did nothing with them)."""
     _acks: dict[str, asyncio.Future[dict[str, Any]]] = field(default_factory=dict)
     _ts: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _ws_url: str = ""
@@ -123,16 +138,27 @@ class FakeSlack:
 
     # Web API -------------------------------------------------------------------------
 
+    def _over_limit(self, method: str, args: dict[str, Any]) -> int | None:
+        """Whole seconds to wait (Retry-After) when the call breaks a rate limit."""
+        limits = rate_limits(method, args)
+        wait = self.limits.over(limits) if self.limits is not None and limits else None
+        return None if wait is None else max(1, math.ceil(wait))
+
     async def _api(self, request: web.Request) -> web.Response:
         method = request.match_info["method"]
         args = await _read_args(request)
         token = request.headers.get("Authorization", "").removeprefix("Bearer ") or \
             str(args.get("token", ""))
-        self.calls.append(Call(method, args))
         queued = self.failures.get(method)
         if queued:
+            self.calls.append(Call(method, args))
             failure = queued.pop(0)
             return _json({"ok": False, "error": failure.error}, failure.status, failure.headers)
+        wait = self._over_limit(method, args)
+        if wait is not None:
+            self.refused.append(Call(method, args))
+            return _json({"ok": False, "error": "ratelimited"}, 429, {"Retry-After": str(wait)})
+        self.calls.append(Call(method, args))
         expected = self.app_token if method == "apps.connections.open" else self.bot_token
         if token != expected:
             return _json({"ok": False, "error": "invalid_auth"})

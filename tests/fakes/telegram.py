@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -13,6 +14,8 @@ from types import TracebackType
 from typing import Any
 
 from aiohttp import web
+
+from tests.fakes.limits import Limit, SlidingWindows
 
 TOKEN = "123456:TEST-fake-token_abcdefghijklmnop"
 PAYLOADS = Path(__file__).parent / "payloads" / "telegram"
@@ -67,6 +70,20 @@ def markup_problem(markup: Any) -> str | None:
     return None
 
 
+MESSAGE_METHODS = {"sendMessage", "editMessageText", "editMessageReplyMarkup"}
+"""What Telegram's flood limits count (per the Bot API FAQ): messages sent and edited."""
+
+
+def flood_limits(chat_id: Any, group: tuple[int, float] = (20, 60.0)) -> list[Limit]:
+    """30 messages a second per bot, 1 a second per chat, 20 a minute per group (a negative id
+    or a `@channel`)."""
+    chat = str(chat_id)
+    limits: list[Limit] = [("bot", 30, 1.0), (("chat", chat), 1, 1.0)]
+    if chat.startswith(("-", "@")):
+        limits.append((("group", chat), *group))
+    return limits
+
+
 def _error(code: int, description: str, **parameters: Any) -> web.Response:
     body: dict[str, Any] = {"ok": False, "error_code": code, "description": description}
     if parameters:
@@ -77,8 +94,14 @@ def _error(code: int, description: str, **parameters: Any) -> web.Response:
 class FakeTelegram:
     """Serves getMe, getUpdates (long-poll), sendMessage, edits and callback answers."""
 
-    def __init__(self, token: str = TOKEN, max_poll: float = 1.0) -> None:
+    def __init__(self, token: str = TOKEN, max_poll: float = 1.0, limits: bool = True,
+                 group_limit: tuple[int, float] = (20, 60.0)) -> None:
         self.token = token
+        self.group_limit = group_limit
+        self.limits = SlidingWindows() if limits else None
+        """Telegram's flood limits, enforced; `limits.refused` counts the 429s sent."""
+        self.refused: list[Call] = []
+        """Calls answered 429 (not in `calls`: Telegram did nothing with them)."""
         self.max_poll = max_poll
         self.me = payload("user_bot")
         self.calls: list[Call] = []
@@ -225,6 +248,10 @@ class FakeTelegram:
         else:
             raw = dict(await request.post())
         params = _decode(raw)
+        wait = None if self.failures.get(method) else self._over_limit(method, params)
+        if wait is not None:  # (a failure a test queued is answered instead, and not counted)
+            self.refused.append(Call(method, params))
+            return _error(429, f"Too Many Requests: retry after {wait}", retry_after=wait)
         async with self._changed:
             self.calls.append(Call(method, params))
             self._changed.notify_all()
@@ -243,6 +270,13 @@ class FakeTelegram:
             response: web.Response = handler(params)
             self._changed.notify_all()
         return response
+
+    def _over_limit(self, method: str, params: dict[str, Any]) -> int | None:
+        """Whole seconds to wait when the call breaks a flood limit, as Telegram says it."""
+        if self.limits is None or method not in MESSAGE_METHODS:
+            return None
+        wait = self.limits.over(flood_limits(params.get("chat_id"), self.group_limit))
+        return None if wait is None else max(1, math.ceil(wait))
 
     @staticmethod
     def _ok(result: Any) -> web.Response:

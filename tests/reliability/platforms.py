@@ -53,8 +53,9 @@ def config(tg: FakeTelegram, slack: FakeSlack, discord: FakeDiscord, gw: Gateway
         "webhooks": {"sms": {"secret_env": "HOOK_SECRET", "url": gw.url, "timeout_seconds": 5}},
         "telegram": {"token_env": "TELEGRAM_BOT_TOKEN", "base_url": tg.base_url,
                      "mode": "webhook", "webhook_secret_env": "TG_SECRET",
-                     "request_timeout": 5, "retry_base_seconds": 0.1},
-        "slack": {"base_url": slack.base_url, "mode": "http", "answerers": [SLACK_USER]},
+                     "request_timeout": 5, "retry_base_seconds": 0.1, "pace": False},
+        "slack": {"base_url": slack.base_url, "mode": "http", "answerers": [SLACK_USER],
+                  "pace": False},
         "discord": {"token_env": "DISCORD_BOT_TOKEN", "api_base": discord.api_base,
                     "gateway_url": discord.gateway_url, "answerers": [DISCORD_USER],
                     "guild_ready_timeout": 0.05},
@@ -64,9 +65,13 @@ def config(tg: FakeTelegram, slack: FakeSlack, discord: FakeDiscord, gw: Gateway
 @asynccontextmanager
 async def platforms(tmp: Path, multi: list[str], log_level: str = "info"
                     ) -> AsyncIterator[Platforms]:
-    discord = await FakeDiscord().start()
+    # Hundreds of prompts to one chat per platform: these runs test races and hostile input,
+    # not pacing (tests/adapters does), so the fakes take everything and nothing is paced.
+    discord = await FakeDiscord(limits=False).start()
     try:
-        async with gateway(WEBHOOK_SECRET) as gw, FakeTelegram() as tg, fake_slack() as slack:
+        async with gateway(WEBHOOK_SECRET) as gw, FakeTelegram(limits=False) as tg, \
+                fake_slack() as slack:
+            slack.limits = None
             server = Server(tmp, config(tg, slack, discord, gw, multi), ENV, log_level)
             await server.start()
             try:

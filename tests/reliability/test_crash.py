@@ -39,7 +39,8 @@ def config(gateway_url: str, telegram_base: str) -> dict[str, Any]:
         "webhooks": {"sms": {"secret_env": "HOOK_SECRET", "url": gateway_url,
                              "timeout_seconds": 5}},
         "telegram": {"token_env": "TELEGRAM_BOT_TOKEN", "base_url": telegram_base,
-                     "poll_timeout": 1, "request_timeout": 5, "retry_base_seconds": 0.1},
+                     "poll_timeout": 1, "request_timeout": 5, "retry_base_seconds": 0.1,
+                     "pace": False},  # 1,000 prompts to one chat: pacing is tested elsewhere
     }
 
 
@@ -47,7 +48,7 @@ ENV = {"PHONE_TOKEN": "phone-agent-token-0123456789", "TELEGRAM_BOT_TOKEN": TOKE
 
 
 async def test_kill_with_1000_pending_loses_nothing(tmp_path: Path, figures: Figures) -> None:
-    async with gateway(WEBHOOK_SECRET) as gw, FakeTelegram(max_poll=1.0) as tg:
+    async with gateway(WEBHOOK_SECRET) as gw, FakeTelegram(max_poll=1.0, limits=False) as tg:
         server = Server(tmp_path, config(gw.url, tg.base_url), ENV)
         await server.start()
         try:
@@ -201,7 +202,7 @@ async def _burst(server: Server, questions: list[str], kills: int, figures: Figu
 
 async def _burst_scenario(tmp_path: Path, figures: Figures, count: int, kills: int,
                           label: str) -> None:
-    async with gateway(WEBHOOK_SECRET) as gw, FakeTelegram() as tg:
+    async with gateway(WEBHOOK_SECRET) as gw, FakeTelegram(limits=False) as tg:
         server = Server(tmp_path, config(gw.url, tg.base_url), ENV)
         await server.start()
         try:

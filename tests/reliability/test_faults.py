@@ -57,7 +57,7 @@ class Faults:
 
 class FaultyTelegram(FakeTelegram):
     def __init__(self, faults: Faults) -> None:
-        super().__init__()
+        super().__init__(limits=False)
         self.faults = faults
 
     async def _handle(self, request: web.Request) -> web.Response:
@@ -106,7 +106,7 @@ async def test_faulty_platforms_deliver_or_report(tmp_path: Path, figures: Figur
                                   "timeout_seconds": 1}},
             "telegram": {"token_env": "TELEGRAM_BOT_TOKEN", "base_url": tg.base_url,
                          "poll_timeout": 1, "request_timeout": 1, "retry_base_seconds": 0.1,
-                         "max_retry_after": 5},
+                         "max_retry_after": 5, "pace": False},  # faults, not pace, here
             "slack": {"base_url": dead + "/api/", "mode": "http", "retries": 1},
         }, {"TELEGRAM_BOT_TOKEN": TOKEN, "STRANDED_TOKEN": "stranded-token-0123456789",
             "SLACK_BOT_TOKEN": "xoxb-x", "SLACK_SIGNING_SECRET": "s"})

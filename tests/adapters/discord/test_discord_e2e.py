@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from structlog.testing import capture_logs
 
 from adapters.discord import interactions
 from tests.adapters.discord.support import ANSWERER, STRANGER, TWO, config, env, prompt_in
@@ -211,15 +212,30 @@ async def test_buttons_work_after_a_restart(tmp_path: Path, fake: FakeDiscord) -
     assert len(fake.identifies) == 2
 
 
-async def test_a_rate_limited_send_is_retried(tmp_path: Path, fake: FakeDiscord) -> None:
+async def test_a_rate_limited_send_is_retried_and_counted(
+        tmp_path: Path, fake: FakeDiscord) -> None:
     fake.rate_limit_next = 1
+    with capture_logs() as seen:
+        async with running(config(tmp_path, fake), env(fake)) as r, r.client() as client:
+            created = await client.create(DEPLOY)
+            prompt = await prompt_in(fake, r)
+            assert len([p for p in fake.posts if p["channel"] == str(fake.channel_id)]) == 2
+            view = await client.question(created["id"])
+            assert view["status"] == "pending"
+            assert prompt["id"] in str(view["deliveries"])
+    assert [(e["platform"], e["method"], e["retry_after"]) for e in seen
+            if e["event"] == "rate_limited"] == [("discord", "POST messages", 0.05)]
+
+
+async def test_a_burst_to_one_channel_is_paced_by_discord_py_under_its_bucket(
+        tmp_path: Path, fake: FakeDiscord) -> None:
+    """The fake empties a channel's bucket after 5 messages in 5 s and says so in its headers;
+    discord.py waits for the reset instead of meeting a 429."""
     async with running(config(tmp_path, fake), env(fake)) as r, r.client() as client:
-        created = await client.create(DEPLOY)
-        prompt = await prompt_in(fake, r)
-        assert len([p for p in fake.posts if p["channel"] == str(fake.channel_id)]) == 2
-        view = await client.question(created["id"])
-        assert view["status"] == "pending"
-        assert prompt["id"] in str(view["deliveries"])
+        for n in range(7):
+            await client.create(DEPLOY, session=f"s{n}")
+        await until(lambda: len(fake.in_channel(fake.channel_id)) == 7, timeout=30)
+        assert fake.refused == 0
 
 
 async def test_a_channel_the_bot_may_not_post_in_is_undelivered(

@@ -10,6 +10,7 @@ from typing import Any
 from urllib.parse import quote, unquote
 
 import pytest
+from structlog.testing import capture_logs
 
 from adapters.matrix import create
 from bridge import (
@@ -119,12 +120,16 @@ async def test_rate_limits_are_waited_out_as_the_homeserver_asks(
     room = await make_room(mx.person, slow)
     mx = Mx(mx.hs, mx.tmp, slow, mx.person, mx.stranger, room, mx.hs.login("slowbot"))
     caplog.set_level(logging.WARNING, logger="nio")
-    async with running(mx.config(), mx.env) as r, r.client() as client:
-        qid = (await client.create(DEPLOY))["id"]  # the text, then at once the poll: too fast
-        await delivered(r, qid)
-        _, polls = await mx.prompt_events(qid)
-        assert len(polls) == 1, "the poll went out once the homeserver allowed it"
+    with capture_logs() as seen:
+        async with running(mx.config(), mx.env) as r, r.client() as client:
+            qid = (await client.create(DEPLOY))["id"]  # the text, then at once the poll: too fast
+            await delivered(r, qid)
+            _, polls = await mx.prompt_events(qid)
+            assert len(polls) == 1, "the poll went out once the homeserver allowed it"
     assert any("429" in rec.getMessage() for rec in caplog.records), "it was rate limited"
+    counted = [e for e in seen if e["event"] == "rate_limited"]
+    assert counted and all(e["platform"] == "matrix" and e["method"] == "RoomSendError"
+                           and e["retry_after"] > 0 for e in counted), counted
 
 
 async def test_doctor_checks_the_token_with_whoami(mx: Mx) -> None:

@@ -6,13 +6,14 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from structlog.testing import capture_logs
 
 from adapters.slack import SlackConfig, create
 from adapters.slack.adapter import SlackAdapter
 from bridge import AdapterContext, ConfigError, DeliveryError
 from tests.adapters.slack.support import answered, slack_config, slack_env
 from tests.fakes.slack import APP_TOKEN, BOT_TOKEN, click_body, fake_slack
-from tests.harness import make_config, running
+from tests.harness import make_config, running, until
 from tests.samples import DEPLOY
 
 
@@ -22,12 +23,31 @@ async def test_rate_limit_is_waited_out_then_delivered(tmp_path: Path) -> None:
         fake.fail("chat.postMessage", 429, "ratelimited", 1, **retry_after)
         async with running(slack_config(tmp_path, fake), slack_env()) as r, \
                 r.client() as client:
+            logs = capture_logs()
+            seen = logs.__enter__()
             ask = asyncio.create_task(client.ask(DEPLOY))
             message = await fake.wait_posted(2)
             await fake.send_envelope("interactive", click_body(message, "Production"))
             result = await asyncio.wait_for(ask, 10)
             assert result.to_json() == answered(deploy_target=["Production"])
             assert len(fake.called("chat.postMessage")) == 2
+            logs.__exit__(None, None, None)
+            assert [(e["platform"], e["method"], e["retry_after"]) for e in seen
+                    if e["event"] == "rate_limited"] == [("slack", "chat.postMessage", 0.0)]
+
+
+async def test_a_burst_to_one_channel_is_paced_under_a_message_a_second(tmp_path: Path) -> None:
+    """The fake refuses a second message in a channel within a second, as Slack does."""
+    async with fake_slack() as fake, running(slack_config(tmp_path, fake), slack_env()) as r, \
+            r.client() as client:
+        asks = [asyncio.create_task(client.ask(DEPLOY, session=f"s{n}")) for n in range(4)]
+        try:
+            await until(lambda: len(fake.called("chat.postMessage")) == 4, timeout=30)
+            assert fake.limits is not None and fake.limits.refused == 0, fake.refused
+        finally:
+            for ask in asks:
+                ask.cancel()
+            await asyncio.gather(*asks, return_exceptions=True)
 
 
 async def test_a_refused_send_ends_the_question_undelivered(tmp_path: Path) -> None:

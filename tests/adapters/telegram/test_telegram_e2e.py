@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+from structlog.testing import capture_logs
+
 from tests.adapters.telegram.support import (
     CHECKS_AND_DEPLOY,
     CONFIRM,
@@ -177,15 +179,19 @@ async def test_late_tap_gets_an_alert_not_an_error(tg: Tg, fake: FakeTelegram) -
                           "show_alert": True}
 
 
-async def test_flood_wait_is_honoured_then_delivered(tg: Tg, fake: FakeTelegram) -> None:
+async def test_flood_wait_is_honoured_then_delivered_and_counted(
+        tg: Tg, fake: FakeTelegram) -> None:
     fake.fail("sendMessage", 429, "Too Many Requests: retry after 1", retry_after=1)
-    async with running(tg.config(DM["id"]), tg.env) as r, r.client() as client:
-        ask = asyncio.create_task(client.ask(deploy()))
-        prompt = await fake.sent(DM["id"], keyboard)
-        assert len(fake.calls_of("sendMessage")) == 2
-        await fake.tap(prompt, OWNER, "Staging (Recommended)")
-        result = await asyncio.wait_for(ask, 10)
-        assert result.to_json() == answered("deploy_target", "Staging (Recommended)")
+    with capture_logs() as seen:
+        async with running(tg.config(DM["id"]), tg.env) as r, r.client() as client:
+            ask = asyncio.create_task(client.ask(deploy()))
+            prompt = await fake.sent(DM["id"], keyboard)
+            assert len(fake.calls_of("sendMessage")) == 2
+            await fake.tap(prompt, OWNER, "Staging (Recommended)")
+            result = await asyncio.wait_for(ask, 10)
+            assert result.to_json() == answered("deploy_target", "Staging (Recommended)")
+    assert [(e["platform"], e["method"], e["retry_after"]) for e in seen
+            if e["event"] == "rate_limited"] == [("telegram", "sendMessage", 1.0)]
 
 
 async def test_surface_that_stays_down_ends_undelivered(tg: Tg, fake: FakeTelegram) -> None:

@@ -1,0 +1,85 @@
+"""Pace: calls leave only with room in every window they count against, the most urgent first,
+and a message waiting for several edits gets only its latest."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bridge import Pace, Priority, Window
+from tests.harness import until
+
+
+def one_window(capacity: int = 1, seconds: float = 0.01) -> tuple[Pace, Window]:
+    window = Window(capacity, seconds)
+    return Pace(lambda surface, priority: (window,)), window
+
+
+async def test_prompts_leave_before_reminders_before_edits() -> None:
+    pace, _ = one_window()
+    sent: list[str] = []
+
+    async def call(name: str, priority: Priority) -> None:
+        async def send() -> None:
+            sent.append(name)
+        await pace.call("x:1", priority, send)
+
+    async with pace.slot("x:1", Priority.PROMPT):  # the window is full while this is in flight
+        tasks = [asyncio.create_task(call(name, priority)) for name, priority in (
+            ("edit", Priority.EDIT), ("reminder", Priority.REMINDER), ("prompt 1", Priority.PROMPT),
+            ("edit 2", Priority.EDIT), ("prompt 2", Priority.PROMPT))]
+        await asyncio.sleep(0)
+    await asyncio.gather(*tasks)
+    assert sent == ["prompt 1", "prompt 2", "reminder", "edit", "edit 2"]
+
+
+async def test_pending_edits_of_one_message_collapse_into_the_latest() -> None:
+    pace, _ = one_window()
+    shown: list[str] = []
+
+    def edit(message: str, text: str) -> asyncio.Task[None]:
+        async def send() -> None:
+            shown.append(f"{message}={text}")
+        return asyncio.create_task(pace.edit("x:1", message, send))
+
+    async with pace.slot("x:1", Priority.PROMPT):
+        tasks = [edit("m1", "a"), edit("m2", "a"), edit("m1", "b"), edit("m1", "c")]
+        await asyncio.sleep(0)
+    await asyncio.gather(*tasks)
+    assert shown == ["m1=c", "m2=a"], "m1 keeps its place in line, with its latest text"
+
+
+async def test_a_full_window_holds_calls_until_it_frees_and_others_pass_meanwhile() -> None:
+    """Calls to a chat whose window is full wait; a call to another chat does not wait for them."""
+    busy, free = Window(1, 30.0), Window(1, 30.0)
+    pace = Pace(lambda surface, priority: (busy,) if surface == "x:busy" else (free,))
+    sent: list[str] = []
+
+    async def send(name: str) -> None:
+        sent.append(name)
+
+    await pace.call("x:busy", Priority.PROMPT, lambda: send("first"))
+    waiting = asyncio.create_task(pace.call("x:busy", Priority.PROMPT, lambda: send("second")))
+    await pace.call("x:free", Priority.EDIT, lambda: send("other chat"))
+    assert sent == ["first", "other chat"] and not waiting.done()
+    waiting.cancel()
+    await asyncio.gather(waiting, return_exceptions=True)
+    assert not pace._lines, "a cancelled call leaves the line"
+
+
+async def test_the_slot_the_core_took_is_spent_by_the_adapters_first_call_only() -> None:
+    pace, window = one_window(capacity=2, seconds=30.0)
+    calls: list[int] = []
+
+    async def send() -> None:
+        calls.append(len(calls))
+
+    async with pace.slot("x:1", Priority.PROMPT):
+        await pace.call("x:1", Priority.PROMPT, send)  # spends the core's slot
+        await pace.call("x:1", Priority.PROMPT, send)  # a second part: the window's last room
+        third = asyncio.create_task(pace.call("x:1", Priority.PROMPT, send))
+        await until(lambda: len(calls) == 2)
+        await asyncio.sleep(0)
+        assert not third.done(), "two calls fill a window of two"
+        third.cancel()
+    await asyncio.gather(third, return_exceptions=True)
+    assert not window.room(asyncio.get_running_loop().time())
