@@ -16,6 +16,7 @@ from bridge.model.adapter import (
     Routed,
 )
 from bridge.model.contract import AskRequest, AskResult
+from bridge.model.errors import UnsupportedMedia
 from bridge.model.ids import (
     AgentName,
     MessageRef,
@@ -38,7 +39,7 @@ from bridge.model.inbound import (
     TextReceived,
     hand_in,
 )
-from bridge.model.json_input import BadJson, parse_json
+from bridge.model.json_input import BadJson, BadText, declared_json, parse_json
 from bridge.model.prompt import (
     Button,
     ButtonAction,
@@ -61,7 +62,7 @@ from bridge.runtime.backoff import backoff, backoff_delay
 from bridge.runtime.config import BridgeConfig, ConfigError, adapter_section, env_secret
 from bridge.runtime.config_problems import config_problems
 from bridge.runtime.pace import Pace, Paced, Priority, Window
-from bridge.runtime.security import SIGNATURE_HEADER, sign, verify_signature
+from bridge.runtime.security import SIGNATURE_HEADER, same_secret, sign, verify_signature
 from bridge.runtime.tally import count_rate_limited
 from bridge.runtime.tls import client_tls
 from bridge.text.i18n import (
@@ -95,6 +96,7 @@ __all__ = [
     "AskRequest",
     "AskResult",
     "BadJson",
+    "BadText",
     "BridgeConfig",
     "Button",
     "ButtonAction",
@@ -141,6 +143,7 @@ __all__ = [
     "SurfaceId",
     "TextLayout",
     "TextReceived",
+    "UnsupportedMedia",
     "UserRef",
     "Window",
     "adapter_section",
@@ -150,6 +153,7 @@ __all__ = [
     "client_tls",
     "config_problems",
     "count_rate_limited",
+    "declared_json",
     "env_secret",
     "hand_in",
     "negotiate",
@@ -158,6 +162,7 @@ __all__ = [
     "parse_json",
     "parse_reply",
     "prompt_text",
+    "same_secret",
     "sign",
     "split_escaped",
     "split_text",

@@ -82,12 +82,14 @@ async def running(
     config: BridgeConfig,
     env: dict[str, str] | None = None,
     plugins: Sequence[AdapterPlugin] | None = None,
+    **server_options: Any,
 ) -> AsyncIterator[Running]:
-    """Start the bridge like `askbridge serve` does, on 127.0.0.1 and a free port."""
+    """Start the bridge like `askbridge serve` does, on 127.0.0.1 and a free port
+    (`server_options` go to `BridgeServer`, e.g. a shorter `header_seconds`)."""
     port = free_port()
     config = config.model_copy(update={"server": config.server.model_copy(update={"port": port})})
     bridge = Bridge.build(config, env or base_env(), discover() if plugins is None else plugins)
-    server = BridgeServer(bridge, "127.0.0.1", port)
+    server = BridgeServer(bridge, "127.0.0.1", port, **server_options)
     await bridge.start()  # as `serve` does: a refused credential raises here, before listening
     task = asyncio.create_task(server.serve())
     await until(lambda: server.started or task.done(), timeout=15, interval=0.01)

@@ -12,20 +12,19 @@ import bridge.http
 
 EXPORTED = {
     "Adapter", "AdapterConfig", "AdapterContext", "AdapterPlugin", "AdapterState", "AgentName",
-    "AnswerSubmitted", "AskRequest", "AskResult", "BadJson", "BridgeConfig", "Button",
+    "AnswerSubmitted", "AskRequest", "AskResult", "BadJson", "BadText", "BridgeConfig", "Button",
     "ButtonAction", "ButtonPressed", "ButtonsLayout", "Capabilities", "Checkable", "ConfigError",
     "DEFAULT_LOCALE", "Delivery", "DeliveryError", "FinalKind", "Finalization", "InboundEvent",
     "InboundReply", "InboundSink", "InvalidRequest", "LOCALES", "LOCALE_NAMES", "Layout", "Locale",
     "LongConnection", "MessageRef", "NativeControls", "NativePrompt", "NativeQuestion",
     "OTHER_BUTTON", "Observer", "Pace", "Paced", "Parsed", "Picked", "Priority", "Problem",
-    "Prompt", "PromptQuestion",
-    "Queries", "QuestionId", "Refused", "Reminder", "Reminding", "Routed", "SIGNATURE_HEADER",
-    "SKIP_BUTTON", "SelectionChanged", "SessionKey", "StepChanged", "Skip", "SubmitPressed", "SurfaceId",
-    "TextLayout", "TextReceived", "UserRef", "Window", "adapter_section", "backoff",
-    "backoff_delay", "caption", "client_tls", "config_problems", "count_rate_limited",
-    "env_secret", "hand_in", "negotiate",
-    "parse_answer", "parse_ask_request", "parse_json", "parse_reply", "prompt_text", "sign",
-    "split_escaped", "split_text", "status_room", "surface_platform", "surface_target",
+    "Prompt", "PromptQuestion", "Queries", "QuestionId", "Refused", "Reminder", "Reminding",
+    "Routed", "SIGNATURE_HEADER", "SKIP_BUTTON", "SelectionChanged", "SessionKey", "Skip",
+    "StepChanged", "SubmitPressed", "SurfaceId", "TextLayout", "TextReceived", "UnsupportedMedia",
+    "UserRef", "Window", "adapter_section", "backoff", "backoff_delay", "caption", "client_tls",
+    "config_problems", "count_rate_limited", "declared_json", "env_secret", "hand_in", "negotiate",
+    "parse_answer", "parse_ask_request", "parse_json", "parse_reply", "prompt_text", "same_secret",
+    "sign", "split_escaped", "split_text", "status_room", "surface_platform", "surface_target",
     "time_of_day", "tr", "translations", "verify_signature",
 }
 

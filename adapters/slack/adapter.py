@@ -11,11 +11,8 @@ from typing import Any
 import aiohttp
 import structlog
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
-from slack_bolt.adapter.starlette.async_handler import AsyncSlackRequestHandler
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
-from starlette.requests import Request
-from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from adapters.slack import render
@@ -27,8 +24,9 @@ from adapters.slack.calls import retry_handlers as _retry_handlers
 from adapters.slack.calls import verify_tokens
 from adapters.slack.calls import whoami as _whoami
 from adapters.slack.config import SlackConfig
+from adapters.slack.events import EVENTS_PATH, EventsRoute
 from adapters.slack.ids import message_ref, parse_ref, surface_for, target_of
-from adapters.slack.inbound import Click, click_from, event_from, well_formed
+from adapters.slack.inbound import Click, click_from, event_from
 from adapters.slack.limits import SlackLimits
 from adapters.slack.mrkdwn import escape
 from adapters.slack.native import OWN_CALLBACK
@@ -52,10 +50,8 @@ from bridge import (
     backoff,
     tr,
 )
-from bridge.http import error_response
 
 log = structlog.get_logger("askbridge.slack").bind(platform="slack")
-EVENTS_PATH = "/slack/events"
 
 
 class SlackAdapter:
@@ -87,7 +83,7 @@ class SlackAdapter:
         """Paced: the core waits here for room before each prompt, reminder and final edit."""
         self.app.view(OWN_CALLBACK)(self._on_own_words)
         self.app.event("message")(self._on_message)
-        self._http = AsyncSlackRequestHandler(self.app)
+        self._events = EventsRoute(self.app)
 
     # lifecycle ------------------------------------------------------------------------------
 
@@ -218,18 +214,6 @@ class SlackAdapter:
             log.warning("slack_ephemeral_failed", channel=channel, error=_api_error(exc))
 
     # inbound --------------------------------------------------------------------------------
-
-    async def _events(self, request: Request) -> Response:
-        if not well_formed(await request.body(), request.headers.get("content-type")):
-            return error_response(400, "Expected a Slack event or interaction payload.",
-                                  code="invalid_request")
-        try:
-            return await self._http.handle(request)
-        except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:
-            # Bolt assumes well-shaped fields (`event` an object, `user` an object …); a signed
-            # but malformed request must be refused, not crash the request as a 500.
-            log.warning("slack_payload_malformed", error=type(exc).__name__)
-            return error_response(400, "Malformed Slack payload.", code="invalid_request")
 
     async def _on_action(self, ack: AsyncAck, body: dict[str, Any]) -> None:
         await ack()  # selection changes too: Slack wants every action acknowledged at once

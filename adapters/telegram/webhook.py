@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hmac
 from typing import Any
 
 import structlog
@@ -11,7 +10,7 @@ from starlette.responses import JSONResponse
 from telegram import Update
 from telegram.ext import Application
 
-from bridge import BadJson
+from bridge import BadJson, same_secret
 from bridge.http import error_response, read_json
 
 log = structlog.get_logger("askbridge.telegram")
@@ -23,7 +22,7 @@ async def receive(request: Request, secret: str | None,
                   app: Application[Any, Any, Any, Any, Any, Any] | None) -> JSONResponse:
     """One POST /telegram/webhook: 403 without the secret, 503 while starting, 400 for junk."""
     given = request.headers.get(SECRET_HEADER, "")
-    if not secret or not hmac.compare_digest(given, secret):
+    if not secret or not same_secret(given, secret):
         log.warning("telegram_webhook_refused")
         return error_response(
             403, f"{SECRET_HEADER} does not match the configured secret.", "header")

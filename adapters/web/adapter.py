@@ -17,6 +17,7 @@ from adapters.web.push import Pusher
 from adapters.web.pwa import PwaRoutes
 from adapters.web.routes import Core, WebRoutes
 from adapters.web.security import WebAuth
+from adapters.web.sessions import Sessions
 from bridge import (
     DEFAULT_LOCALE,
     AdapterState,
@@ -53,8 +54,10 @@ class WebAdapter:
         self.listeners: set[asyncio.Queue[dict[str, Any]]] = set()
         self.locale = config.locale
         self.pusher = Pusher(state, self.config.vapid_subject)
-        self._routes = WebRoutes(self, WebAuth(token, base_url, self.config.public_url),
-                                 config.locale or DEFAULT_LOCALE)
+        auth = WebAuth(token, base_url, self.config.public_url,
+                       max_age=self.config.session_days * 24 * 3600)
+        self._routes = WebRoutes(self, auth, config.locale or DEFAULT_LOCALE,
+                                 Sessions(auth, state))
         self._pwa = PwaRoutes(self.pusher, self._routes)
 
     def capabilities(self, surface: SurfaceId) -> Capabilities:

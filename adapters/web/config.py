@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from bridge import Locale
 
@@ -23,6 +23,8 @@ class WebConfig(BaseModel):
     public_url: str | None = None
     """How phones reach the UI (notification links, allowed Origin); defaults to the server's."""
     vapid_subject: str = DEFAULT_SUBJECT
+    session_days: int = Field(default=30, ge=1, le=3650)
+    """Days a browser stays signed in after logging in with the token."""
     """Who push services may contact about our pushes: a `mailto:` (or `https:`) address."""
 
     @field_validator("public_url")

@@ -17,13 +17,15 @@ from starlette.routing import BaseRoute, Route
 
 from adapters.web.inbound import AnswerBody, event_from, reply_response
 from adapters.web.render import SSE_HELLO, SSE_PING, index_page, sse, ui_view
-from adapters.web.security import CSRF_COOKIE, SESSION_COOKIE, SESSION_MAX_AGE, WebAuth
+from adapters.web.security import CSRF_COOKIE, SESSION_COOKIE, WebAuth
+from adapters.web.sessions import END_PATH, Sessions
 from bridge import (
     LOCALE_NAMES,
     LOCALES,
     AgentName,
     AnswerSubmitted,
     BadJson,
+    BadText,
     InboundSink,
     Queries,
     QuestionId,
@@ -112,9 +114,10 @@ def _json(body: Any, status: int = 200) -> JSONResponse:
 
 
 class WebRoutes:
-    def __init__(self, hub: Hub, auth: WebAuth, locale: str) -> None:
+    def __init__(self, hub: Hub, auth: WebAuth, locale: str, sessions: Sessions) -> None:
         self.hub = hub
         self.auth = auth
+        self.sessions = sessions
         self.locale = locale
         """The fallback when the browser asks for none of our languages (`[web] locale`)."""
         self.files = {name: (STATIC / name).read_bytes() for name in ASSETS}
@@ -131,6 +134,8 @@ class WebRoutes:
             Route("/ui/api/questions/{question_id}/answer", self._api(self.answer, change=True),
                   methods=["POST"]),
             Route("/ui/events", self.events, methods=["GET"]),
+            Route(END_PATH, self._api(lambda r, _: self.sessions.end_everywhere(r), change=True),
+                  methods=["POST"]),
         ]
 
     def locale_of(self, request: Request) -> str:
@@ -144,6 +149,9 @@ class WebRoutes:
         return Response(signed_out_page(self.locale_of(request), wrong_token), 401, headers=SECURITY_HEADERS,
                         media_type="text/html")
 
+    async def _session(self, request: Request) -> str | None:
+        return await self.sessions.nonce(request, started=self.hub.core is not None)
+
     # pages ---------------------------------------------------------------------------------
 
     async def index(self, request: Request) -> Response:
@@ -153,7 +161,7 @@ class WebRoutes:
                 log.warning("web_login_refused")
                 return self._signed_out(request, wrong_token=True)
             return self._login(request)
-        if self.auth.session(request) is None:
+        if await self._session(request) is None:
             return self._signed_out(request)
         locale = self.locale_of(request)
         page = index_page(self.page, locale, self.strings_of(locale))
@@ -163,9 +171,9 @@ class WebRoutes:
         session, csrf = self.auth.new_session()
         response = RedirectResponse("/", status_code=303, headers=SECURITY_HEADERS)
         secure = request.url.scheme == "https"
-        response.set_cookie(SESSION_COOKIE, session, max_age=SESSION_MAX_AGE, httponly=True,
+        response.set_cookie(SESSION_COOKIE, session, max_age=self.auth.max_age, httponly=True,
                             samesite="lax", secure=secure, path="/")
-        response.set_cookie(CSRF_COOKIE, csrf, max_age=SESSION_MAX_AGE, httponly=False,
+        response.set_cookie(CSRF_COOKIE, csrf, max_age=self.auth.max_age, httponly=False,
                             samesite="strict", secure=secure, path="/")
         log.info("web_login")
         return response
@@ -182,7 +190,7 @@ class WebRoutes:
     def _api(self, handler: Callable[[Request, Core], Awaitable[Response]],
              change: bool = False) -> Handler:
         async def guarded(request: Request) -> Response:
-            nonce = self.auth.session(request)
+            nonce = await self._session(request)
             if nonce is None:
                 return _error(401, "unauthorized", SIGN_IN)
             if change and not self.auth.same_origin(request, required=True):
@@ -234,6 +242,9 @@ class WebRoutes:
         locale = self.locale_of(request)
         try:
             body = AnswerBody.model_validate(await read_json(request))
+        except BadText as exc:
+            return error_response(422, details=[p.model_dump() for p in exc.problems],
+                                  headers=SECURITY_HEADERS)
         except (BadJson, ValidationError):
             return _error(422, "invalid_request",
                           'Send {"answers": {"<question id>": ["<label or text>"]}} or '
@@ -253,7 +264,7 @@ class WebRoutes:
     # live channel ----------------------------------------------------------------------------
 
     async def events(self, request: Request) -> Response:
-        if self.auth.session(request) is None:
+        if await self._session(request) is None:
             return _error(401, "unauthorized", SIGN_IN)
         if not self.auth.same_origin(request, required=False):
             log.warning("web_origin_refused", path=request.url.path)

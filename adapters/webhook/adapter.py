@@ -36,9 +36,11 @@ from bridge import (
     Queries,
     Reminder,
     SurfaceId,
+    UnsupportedMedia,
     backoff,
     client_tls,
     count_rate_limited,
+    declared_json,
     parse_json,
     sign,
     verify_signature,
@@ -166,9 +168,13 @@ class WebhookAdapter:
             log.warning("webhook_replay_refused", channel=name)
             return _error(401, "stale_or_replayed", stale, "header")
         try:
+            declared_json(request.headers.get("content-type"))
+        except UnsupportedMedia as exc:
+            return _error(exc.status, exc.code, str(exc), exc.loc)
+        try:
             message = InboundText.model_validate(parse_json(body))
-        except BadJson as exc:
-            return _error(422, "invalid_request", exc.problems[0].msg)
+        except BadJson as exc:  # unreadable, or text with a NUL or a lone surrogate: by field
+            return error_response(422, details=[p.model_dump() for p in exc.problems])
         except ValidationError as exc:
             return error_response(422, details=[
                 {"loc": ".".join(str(p) for p in e["loc"]) or "body", "msg": e["msg"]}

@@ -26,17 +26,22 @@ EXIT_USAGE = 2
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
-def _welcome(config: BridgeConfig, env: dict[str, str], created: bool) -> str:
+def _welcome(config: BridgeConfig, env: dict[str, str], created: bool, reveal: bool) -> str:
+    """What `serve` prints on its embedded defaults; the token and the login link only to a
+    terminal (a log file is read by more people, for longer), else where to read them."""
     agent = config.agents[0]
     token = env[agent.token_env]
     web = env.get(web_ui(config)[1], "")
     # The hints must work as printed: away from the default address they say where to go.
     url = "" if config.base_url == DEFAULT_URL else f" --url {config.base_url}"
+    kept = Path(config.data_dir) / "credentials.json"
+    hidden = tr("en", "in {file}", file=kept)
     lines = [
         "askbridge is running on its embedded defaults.",
         f"  API:        {config.base_url}  (OpenAPI at /openapi.json)",
-        f"  Web UI:     {config.base_url}/?token={web}",
-        f"  Agent:      {agent.name} (role main), token {token}",
+        f"  Web UI:     {config.base_url}/?token={web if reveal else '<web_token ' + hidden + '>'}",
+        f"  Agent:      {agent.name} (role main), token "
+        f"{token if reveal else '<agent_token ' + hidden + '>'}",
         f"  Ask:        askbridge ask{url} \"Deploy where?\" -o \"Staging (Recommended)\" "
         "-o Production",
         f"  Answer:     askbridge reply{url} 1   (the console text channel), or in the web UI",
@@ -86,8 +91,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"askbridge: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    banner = (_banner(config, env, path, sys.stdout.isatty()) if path else
-              _welcome(config, env, created))
+    reveal = sys.stdout.isatty()
+    banner = (_banner(config, env, path, reveal) if path else
+              _welcome(config, env, created, reveal))
     server = BridgeServer(bridge, config.server.host, config.server.port,
                           listening=lambda: print(banner, flush=True))
     settle_gc()

@@ -157,7 +157,7 @@ def build_routes(broker: Broker, reads: Reads, auth: Auth) -> Routes:
     @routes.add("POST", "/sessions/{session}/ask", operation_id="ask", openapi_extra=_ASK_BODY,
                 responses=responses({200: ("AskResult", "The question ended"),
                                      503: ("Restarting", ERROR_TEXT[503])},
-                                    (401, 403, 409, 413, 422)),
+                                    (401, 403, 409, 413, 415, 422)),
                 summary="Ask and block until the person answers or the question ends")
     async def ask(request: Request, session: str) -> JSONResponse:
         agent = auth.agent(request)
@@ -171,7 +171,7 @@ def build_routes(broker: Broker, reads: Reads, auth: Auth) -> Routes:
     @routes.add("POST", "/sessions/{session}/questions", operation_id="create_question",
                 status_code=202, openapi_extra=_ASK_BODY,
                 responses=responses({202: ("Created", "Asked; poll the result")},
-                                    (401, 403, 409, 413, 422)),
+                                    (401, 403, 409, 413, 415, 422)),
                 summary="Ask without blocking; poll the result")
     async def create(request: Request, session: str) -> JSONResponse:
         agent = auth.agent(request)

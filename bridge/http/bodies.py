@@ -8,29 +8,32 @@ from typing import Any
 from starlette.requests import Request
 from starlette.types import Message, Receive
 
-from bridge.model.json_input import BadJson, parse_json
+from bridge.model.json_input import BadJson, declared_json, parse_json
 
 
 async def read_json(request: Request) -> Any:
-    """The request's body, parsed by `parse_json`."""
+    """The request's body, parsed by `parse_json`, once its declared type is JSON."""
+    declared_json(request.headers.get("content-type"))
     return parse_json(await request.body())
 
 
-async def reread(receive: Receive) -> tuple[Receive, str | None]:
+async def reread(receive: Receive) -> tuple[Receive | None, str | None]:
     """For ASGI apps that parse bodies themselves (the MCP SDK): read the whole body through
     `parse_json`; give back the problem, or a `receive` that hands on the body as askbridge read it
-    (re-encoded, so an over-long integer arrives clamped, never as a parse crash)."""
+    (re-encoded, so an over-long integer arrives clamped, never as a parse crash). No `receive`
+    when the whole body never came (the client left, or it went over the size limit)."""
     chunks: list[bytes] = []
     while True:
         message = await receive()
         if message["type"] != "http.request":
-            return _replay(message, receive), None  # the client left: pass that on
+            return None, None
         chunks.append(message.get("body", b""))
         if not message.get("more_body", False):
             break
     raw = b"".join(chunks)
     try:
-        body = json.dumps(parse_json(raw)).encode() if raw else raw
+        # Faulty text is left to the tool's own checks, which name the argument it is in.
+        body = json.dumps(parse_json(raw, text=False)).encode() if raw else raw
     except BadJson as exc:
         return receive, exc.problems[0].msg
     return _replay({"type": "http.request", "body": body, "more_body": False}, receive), None

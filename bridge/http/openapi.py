@@ -8,6 +8,7 @@ from typing import Any
 from starlette.routing import BaseRoute
 
 from bridge.model.contract import DESCRIPTION_MAX, ID_PATTERN, LABEL_MAX, QUESTION_MAX, AskRequest
+from bridge.model.labels import NOT_SPACE, SPACE, VISIBLE
 from bridge.model.validation import SESSION_PATTERN
 from bridge.runtime.version import package_version
 
@@ -18,6 +19,7 @@ ERROR_TEXT = {401: "No or unknown bearer token (`loc`: header)",
               405: "Method not allowed; `Allow` lists the ones that are",
               409: "A question is already pending in this session",
               413: "The body is over the size limit (1 MiB by default)",
+              415: "The body is declared as something other than JSON",
               422: "The request breaks the contract; every problem is listed",
               503: "askbridge is restarting; the question stays pending (poll its result)"}
 
@@ -36,10 +38,13 @@ def responses(ok: dict[int, tuple[str, str]], errors: tuple[int, ...]) -> dict[i
 
 
 def _trimmed(limit: int, blank_ok: bool = False) -> dict[str, Any]:
-    """Text that is trimmed, then must be 1..limit characters (JSON Schema cannot trim, so a
-    pattern says it: optional spaces, the text, optional spaces)."""
-    text = rf"\S(?:[\s\S]{{0,{limit - 2}}}\S)?"
-    return {"type": "string", "pattern": rf"^\s*{f'(?:{text})?' if blank_ok else text}\s*$"}
+    """Text that is trimmed, then must be 1..limit characters with one visible among them (JSON
+    Schema cannot trim, so a pattern says it: optional spaces, the text, optional spaces). The
+    spaces are spelled out: JSON Schema's `\\s` is not Python's, which trims."""
+    text = rf"{NOT_SPACE}(?:[\s\S]{{0,{limit - 2}}}{NOT_SPACE})?"
+    if blank_ok:
+        return {"type": "string", "pattern": rf"^{SPACE}*(?:{text})?{SPACE}*$"}
+    return {"type": "string", "pattern": rf"^(?=[\s\S]*{VISIBLE}){SPACE}*{text}{SPACE}*$"}
 
 
 def request_schemas() -> dict[str, Any]:
@@ -49,14 +54,15 @@ def request_schemas() -> dict[str, Any]:
     schema["description"] = (
         "The ask_user tool input. Also refused with a 422 naming the field, beyond what this "
         "schema says: two questions with one id, two options of one question whose labels are "
-        'equal ignoring case, an "Other" option (free text is always offered), and an option '
+        "equal once trimmed and compared without case (JSON Schema cannot compare items that "
+        'way), an "Other" option (free text is always offered), and an option '
         "marked (Recommended) that is not the first.")
     defs: dict[str, Any] = schema.pop("$defs", {})
     # uniqueItems says a little of "ids and labels are unique": equal items are refused.
     schema["properties"]["questions"].update(minItems=1, maxItems=3, uniqueItems=True)
     question = defs["Question"]["properties"]
     question["id"].update(pattern=ID_PATTERN.pattern, maxLength=64)
-    question["header"].update(pattern=r"\S")
+    question["header"].update(pattern=VISIBLE)
     question["question"].update(_trimmed(QUESTION_MAX))
     question["options"].update(minItems=2, maxItems=4, uniqueItems=True)
     option = defs["Option"]["properties"]
@@ -160,7 +166,7 @@ def webhook_path(channels: list[str]) -> dict[str, Any]:
                     replyTo={"type": ["string", "null"], "maxLength": 256})
     outcome = _object(["accepted", "reply"], accepted={"type": "boolean"}, reply=STRING)
     errors = {**responses({200: ("ReplyOutcome", "Whether the text answered, and what to tell "
-                                 "the person")}, (401, 404, 413, 422, 503)),
+                                 "the person")}, (401, 404, 413, 415, 422, 503)),
               401: _json("Error", "Missing or wrong X-Askbridge-Signature, or a stale or "
                          "replayed timestamp"),
               404: _json("Error", "No webhook channel of that name"),

@@ -16,6 +16,8 @@ from typing import Any
 
 import anyio
 import structlog
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
 from mcp.server.lowlevel.server import request_ctx
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.types import PARSE_ERROR
@@ -27,6 +29,7 @@ from bridge.core.broker import Broker
 from bridge.http.bodies import reread
 from bridge.http.responses import refusal
 from bridge.mcp.origins import OriginGuard
+from bridge.mcp.sessions import AgentSessions
 from bridge.mcp.tool import AskFailure, Progress, build_server, with_progress
 from bridge.model.contract import AskRequest, AskResult
 from bridge.model.errors import NOT_AUTHORIZED, BridgeError, Forbidden, Unauthorized
@@ -109,7 +112,7 @@ _CLIENT_GONE = _ClientGone()
 def mcp_mount(
     broker: Broker, tokens: dict[str, str], guard: OriginGuard,
     interval: float = PROGRESS_SECONDS,
-    grace: float = GRACE_SECONDS,
+    grace: float = GRACE_SECONDS, sessions_per_agent: int = 32,
 ) -> tuple[ASGIApp, Callable[[Any], AbstractAsyncContextManager[None]]]:
     """The /mcp ASGI app and the lifespan that runs its session manager."""
 
@@ -121,11 +124,15 @@ def mcp_mount(
     if _CLIENT_GONE not in sdk_log.filters:
         sdk_log.addFilter(_CLIENT_GONE)
     # Stateful sessions, so that a client's notifications/cancelled reaches the waiting call.
+    # The SDK's one cap for everyone is off: each agent has its own (AgentSessions).
     manager = StreamableHTTPSessionManager(build_server(asker_for), stateless=False,
-                                           json_response=False)
+                                           json_response=False, max_sessions=None)
+    sessions = AgentSessions(sessions_per_agent)
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
-        headers = {k.decode().lower(): v.decode() for k, v in scope.get("headers", [])}
+        # latin-1, as HTTP reads header bytes: a non-ASCII token is then simply a wrong one.
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1")
+                   for k, v in scope.get("headers", [])}
         foreign = guard.refusal(headers)
         if foreign is not None:  # before the token: a foreign page learns nothing
             log.warning("mcp_origin_refused", origin=headers.get("origin"),
@@ -137,7 +144,11 @@ def mcp_mount(
             await _unauthorized(scope, receive, send)
             return
         if scope["method"] == "POST":  # the SDK's own json.loads would crash on hostile bodies
-            receive, problem = await reread(receive)
+            body, problem = await reread(receive)
+            if body is None:  # the client left, or its body went over the limit (a 413)
+                log.info("mcp_body_not_received", agent=agent)
+                return
+            receive = body
             if problem is not None:
                 await _parse_error(problem)(scope, receive, send)
                 return
@@ -145,8 +156,10 @@ def mcp_mount(
         token = _current.set((agent, session))
         closed = asyncio.Event()
         try:
-            # The SDK hands this scope (as the request) to the tool call the POST carries.
-            await manager.handle_request({**scope, STREAM_CLOSED: closed}, receive, send)
+            # The SDK hands this scope (as the request) to the tool call the POST carries; its
+            # user is the agent, so a session answers only the agent that opened it.
+            await sessions.serve(agent, {**scope, STREAM_CLOSED: closed, "user": owner(agent)},
+                                 receive, send, manager.handle_request)
         finally:
             closed.set()
             _current.reset(token)
@@ -157,6 +170,12 @@ def mcp_mount(
             yield
 
     return app, lifespan
+
+
+def owner(agent: str) -> AuthenticatedUser:
+    """The agent as the SDK's authenticated user: the SDK binds each session to the user that
+    opened it (no token is kept in it: the name is the identity)."""
+    return AuthenticatedUser(AccessToken(token="", client_id=agent, scopes=[]))
 
 
 async def _unauthorized(scope: Scope, receive: Receive, send: Send) -> None:

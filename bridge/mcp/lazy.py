@@ -22,10 +22,12 @@ class LazyMcp:
     the server keeps answering meanwhile; the SDK's session manager then runs in a task of its
     own until the server stops."""
 
-    def __init__(self, broker: Broker, tokens: dict[str, str], guard: OriginGuard) -> None:
+    def __init__(self, broker: Broker, tokens: dict[str, str], guard: OriginGuard,
+                 sessions_per_agent: int = 32) -> None:
         self.broker = broker
         self.tokens = tokens
         self.guard = guard
+        self.sessions_per_agent = sessions_per_agent
         self._app: asyncio.Future[ASGIApp] | None = None
         self._runner: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
@@ -40,7 +42,8 @@ class LazyMcp:
     async def _run(self, ready: asyncio.Future[ASGIApp]) -> None:
         try:
             http = await asyncio.to_thread(importlib.import_module, "bridge.mcp.http")
-            app, lifespan = http.mcp_mount(self.broker, self.tokens, self.guard)
+            app, lifespan = http.mcp_mount(self.broker, self.tokens, self.guard,
+                                           sessions_per_agent=self.sessions_per_agent)
             async with lifespan(None):
                 ready.set_result(app)
                 await self._stop.wait()

@@ -16,7 +16,7 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
-from bridge.model.labels import cut_graphemes, is_other_label
+from bridge.model.labels import cut_graphemes, is_other_label, visible
 
 DEFAULT_TIMEOUT = 900
 MIN_TIMEOUT = 30
@@ -58,8 +58,9 @@ class Option(_Frozen):
     @classmethod
     def _label(cls, value: str) -> str:
         value = value.strip()
-        if not value:
-            raise _fail("blank", "The option label is empty; give every option a short label.")
+        if not visible(value):
+            raise _fail("blank", "The option label is empty (or only spaces and control "
+                        "characters); give every option a short label.")
         if len(value) > LABEL_MAX:
             raise _fail(
                 "too_long",
@@ -114,16 +115,18 @@ class Question(_Frozen):
     @classmethod
     def _header(cls, value: str) -> str:
         value = value.strip()
-        if not value:
-            raise _fail("blank", "The header is empty; give a short label such as `Deploy`.")
+        if not visible(value):
+            raise _fail("blank", "The header is empty (or only spaces and control characters); "
+                        "give a short label such as `Deploy`.")
         return cut_graphemes(value, HEADER_MAX)
 
     @field_validator("question", mode="after")
     @classmethod
     def _question(cls, value: str) -> str:
         value = value.strip()
-        if not value:
-            raise _fail("blank", "The question is empty; ask one clear sentence.")
+        if not visible(value):
+            raise _fail("blank", "The question is empty (or only spaces and control "
+                        "characters); ask one clear sentence.")
         if len(value) > QUESTION_MAX:
             raise _fail(
                 "too_long",

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
          405: "method_not_allowed", 409: "conflict", 413: "payload_too_large",
-         422: "invalid_request", 503: "unavailable"}
+         415: "unsupported_media_type", 422: "invalid_request", 503: "unavailable"}
 
 
 def error_body(code: str, details: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
@@ -67,3 +67,11 @@ class Conflict(BridgeError):
         super().__init__(msg)
         if pending_id is not None:
             self.extra = {"pendingId": pending_id}
+
+
+class UnsupportedMedia(BridgeError):
+    """A body declared as something other than JSON (a form, plain text)."""
+
+    status = 415
+    code = "unsupported_media_type"
+    loc = "header"

@@ -2,7 +2,21 @@
 
 from __future__ import annotations
 
+import re
 import unicodedata
+
+SPACES = r"\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+"""What trimming removes (exactly Python's `str.isspace`), spelled as a regex class body that
+JSON Schema's regex dialect and Python's read alike (their `\\s` differ)."""
+SPACE, NOT_SPACE = f"[{SPACES}]", f"[^{SPACES}]"
+VISIBLE = r"[^\x00-\x20\x7f-\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+"""A character that is neither a space nor a control character: text needs one to be seen."""
+_VISIBLE = re.compile(VISIBLE)
+
+
+def visible(text: str) -> bool:
+    """Whether `text` shows anything: not only spaces and control characters."""
+    return _VISIBLE.search(text) is not None
 
 RECOMMENDED = "(recommended)"
 OTHER_LABELS = frozenset({"other", "others", "something else", "lainnya"})

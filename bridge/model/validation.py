@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from bridge.model.contract import AskRequest, option_count_msg, question_count_msg
 from bridge.model.ids import SessionKey
 from bridge.model.labels import is_recommended
+from bridge.model.text_faults import escaped, text_faults
 
 
 class Problem(BaseModel):
@@ -106,7 +107,7 @@ def _option_problems(qi: int, options: Any) -> list[Problem]:
                 Problem(
                     loc=loc,
                     msg=f'"{label.strip()}" repeats options[{seen[key]}] (labels are compared '
-                    "without case); make every label distinct.",
+                    "trimmed and without case); make every label distinct.",
                 )
             )
         else:
@@ -137,7 +138,7 @@ def warnings_for(raw: Any, request: AskRequest) -> list[Problem]:
 
 def parse_ask_request(raw: Any) -> AskRequest:
     """Validate raw tool input; raise `InvalidRequest` listing every problem at once."""
-    problems: list[Problem] = []
+    problems = [Problem(loc=format_loc(loc), msg=msg) for loc, msg in text_faults(raw)]
     request: AskRequest | None = None
     try:
         request = AskRequest.model_validate(raw)
@@ -147,7 +148,9 @@ def parse_ask_request(raw: Any) -> AskRequest:
     known = {(p.loc, p.msg) for p in problems}
     problems.extend(p for p in cross if (p.loc, p.msg) not in known)
     if problems or request is None:
-        raise InvalidRequest(problems or [Problem(loc="body", msg="Give a JSON object.")])
+        # A message may quote the faulty text it is about (a repeated label): escape it.
+        raise InvalidRequest([Problem(loc=p.loc, msg=escaped(p.msg)) for p in problems]
+                             or [Problem(loc="body", msg="Give a JSON object.")])
     return request
 
 

@@ -35,6 +35,8 @@ class ServerConfig(_Section):
     public_url: str | None = None
     """How people reach this server (login links); defaults to http://host:port."""
     max_body_bytes: int = Field(default=1024 * 1024, ge=1024)
+    max_connections: int = Field(default=1000, ge=1)
+    """Open client connections at most (lowered to what the descriptor limit allows)."""
 
 
 class StoreConfig(_Section):
@@ -58,6 +60,9 @@ class StoreConfig(_Section):
 class McpConfig(_Section):
     allowed_origins: list[str] = Field(default_factory=list)
     """Browser origins (scheme://host[:port]) besides the server's own that may call /mcp."""
+    sessions_per_agent: int = Field(default=32, ge=1)
+    """Live MCP sessions (2025-11-25) one agent may hold; opening one more closes its oldest
+    idle one."""
 
 
 def _ascending(values: list[float], key: str) -> None:
@@ -227,6 +232,9 @@ def ensure_credentials(data_dir: str | os.PathLike[str]) -> tuple[dict[str, str]
 
     Returns the credentials and whether they were just created.
     """
+    folder = Path(data_dir)
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    folder.chmod(0o700)  # askbridge's own folder: its secrets and database are for it alone
     existing = load_credentials(data_dir)
     if existing and {"agent_token", "web_token", "webhook_secret"} <= existing.keys():
         return existing, False
@@ -235,8 +243,6 @@ def ensure_credentials(data_dir: str | os.PathLike[str]) -> tuple[dict[str, str]
         "web_token": "abw_" + secrets.token_urlsafe(24),
         "webhook_secret": secrets.token_urlsafe(24),
     }
-    folder = Path(data_dir)
-    folder.mkdir(parents=True, exist_ok=True)
     file = folder / CREDENTIALS_FILE
     fd = os.open(file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:

@@ -35,3 +35,11 @@ def bearer(header: str | None) -> str | None:
         return None
     scheme, _, value = header.partition(" ")
     return value.strip() if scheme.lower() == "bearer" and value.strip() else None
+
+
+def same_secret(given: str, expected: str) -> bool:
+    """Whether a secret header equals the configured secret, in constant time. Compared as
+    bytes: `hmac.compare_digest` raises on a str that is not ASCII, and such a header must be
+    refused like any wrong one (the latin-1 text of a header's bytes encodes back losslessly)."""
+    return hmac.compare_digest(given.encode("utf-8", "surrogateescape"),
+                               expected.encode("utf-8", "surrogateescape"))

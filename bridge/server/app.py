@@ -22,6 +22,7 @@ from bridge.http.body_limit import BodyLimit
 from bridge.http.listing import add_listing
 from bridge.http.openapi import TITLE, document
 from bridge.http.responses import error_response, refusal
+from bridge.http.urls import NulInQuery
 from bridge.mcp.lazy import LazyMcp
 from bridge.mcp.origins import OriginGuard
 from bridge.model.adapter import Routed
@@ -94,7 +95,8 @@ def _ops(bridge: Bridge, api: Routes) -> Routes:
 def create_app(bridge: Bridge, extra_lifespans: list[Lifespan] | None = None) -> ASGIApp:
     """The ASGI app for one bridge; starting it starts the bridge (and stops it after)."""
     mounts: list[tuple[str, ASGIApp, Lifespan | None]] = []
-    mcp = LazyMcp(bridge.broker, agent_tokens(bridge), OriginGuard(bridge.config))
+    mcp = LazyMcp(bridge.broker, agent_tokens(bridge), OriginGuard(bridge.config),
+                  bridge.config.mcp.sessions_per_agent)
     mounts.append(("/mcp", mcp, mcp.lifespan))
 
     @asynccontextmanager
@@ -117,8 +119,8 @@ def create_app(bridge: Bridge, extra_lifespans: list[Lifespan] | None = None) ->
     routes.extend(Mount(path, sub) for path, sub, _ in mounts)
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers=ERROR_HANDLERS)
     app.state.bridge = bridge
-    return BodyLimit(_exact_mounts(app, [path for path, _, _ in mounts]),
-                     bridge.config.server.max_body_bytes)
+    return NulInQuery(BodyLimit(_exact_mounts(app, [path for path, _, _ in mounts]),
+                              bridge.config.server.max_body_bytes))
 
 
 def _routes(adapter: Routed) -> list[BaseRoute]:

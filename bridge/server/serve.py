@@ -1,4 +1,5 @@
-"""uvicorn after the bridge has started, told to drain the broker first when it stops."""
+"""uvicorn after the bridge has started, told to drain the broker first when it stops (so a
+graceful stop cancels nothing), and to guard its connections (bridge.server.connections)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,13 @@ import uvicorn
 from bridge.runtime.config import ConfigError
 from bridge.server.app import create_app
 from bridge.server.composition import Bridge
+from bridge.server.connections import (
+    HEADER_SECONDS,
+    Guard,
+    accept_burst,
+    connection_cap,
+    guarded_protocol,
+)
 from bridge.store.lock import StoreLock
 from bridge.text.i18n import tr
 
@@ -64,10 +72,14 @@ class BridgeServer(uvicorn.Server):
     that one sentence, before any banner and before the port is taken."""
 
     def __init__(self, bridge: Bridge, host: str, port: int,
-                 listening: Callable[[], None] | None = None) -> None:
+                 listening: Callable[[], None] | None = None,
+                 header_seconds: float = HEADER_SECONDS) -> None:
+        cap = connection_cap(bridge.config.server.max_connections)
+        self.guard = Guard(cap, header_seconds)
         super().__init__(uvicorn.Config(
             create_app(bridge), host=host, port=port, log_config=None, access_log=False,
-            lifespan="on", timeout_graceful_shutdown=5,
+            lifespan="on", timeout_graceful_shutdown=5, http=guarded_protocol(self.guard),
+            backlog=accept_burst(cap),
             # Longer than load balancers' and clients' idle pools (60 s is common), so the
             # server never closes a kept-alive connection just as a client reuses it.
             timeout_keep_alive=75,
@@ -95,6 +107,7 @@ class BridgeServer(uvicorn.Server):
         return None
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        asyncio.get_running_loop().set_exception_handler(self.guard.handle_loop_error)
         await super().startup(sockets)
         if self.started and self.listening is not None:
             self.listening()

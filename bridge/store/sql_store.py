@@ -10,6 +10,7 @@ from importlib import resources
 from typing import Any, TypeVar, cast
 
 from bridge.model.ids import AgentName, MessageRef, QuestionId, SessionKey, SurfaceId
+from bridge.model.text_faults import text_fault
 from bridge.store import writes
 from bridge.store.adapter_state_queries import AdapterStateQueries
 from bridge.store.outbox_queries import OutboxQueries
@@ -190,6 +191,8 @@ class SqlStore(AdapterStateQueries, ReachQueries, OutboxQueries, RetentionQuerie
         return await self._write(writes.resolve(question_id, resolution)) == 1
 
     async def get_question(self, question_id: QuestionId) -> QuestionRecord | None:
+        if text_fault(question_id) is not None:  # no id holds one; PostgreSQL would raise
+            return None
         rows = await self._rows(f"SELECT {QUESTION_COLUMNS} FROM questions WHERE id = ?",
                                 (question_id,))
         return row_to_question(rows[0]) if rows else None

@@ -12,6 +12,7 @@ from typing import Any
 import aiosqlite
 import structlog
 
+from bridge.store.files import private_database, private_dir, tighten
 from bridge.store.sql_store import SqlStore, opened
 from bridge.store.writes import Row, Write
 
@@ -83,7 +84,8 @@ class SqliteStore(SqlStore):
 
     async def open(self) -> None:
         if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            private_dir(Path(self.path).parent)
+            private_database(Path(self.path))
         self._db = await aiosqlite.connect(self.path, isolation_level=None)
         for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON",
                        "busy_timeout=5000"):
@@ -93,6 +95,7 @@ class SqliteStore(SqlStore):
             await self.db.execute("PRAGMA wal_autocheckpoint=0")
             self._side = await aiosqlite.connect(self.path, isolation_level=None)
             await self._side.execute("PRAGMA busy_timeout=5000")
+            tighten(Path(self.path))  # a -wal or -shm an older version left open
 
     async def close(self) -> None:
         side, self._side = self._side, None  # from here on no write starts a checkpoint

@@ -116,20 +116,29 @@ def _split_choices(question: Question, text: str) -> tuple[list[int], list[int]]
             pos = sep.end()
         if pos >= len(rest):
             break
-        for form, index in forms:
-            end = pos + len(form)
-            if rest.startswith(form, pos) and (end == len(rest) or _SEPARATORS.match(rest, end)):
-                chosen.append(index)
-                pos = end
-                break
-        else:
-            number = _TOKEN_NUMBER.match(rest, pos)
-            if not number:
-                return None
+        number = _TOKEN_NUMBER.match(rest, pos)
+        label = _label_at(forms, rest, pos)
+        # A number before a label that is only that number (as in parse_answer); a longer
+        # label that starts with digits ("2 weeks") is still that label.
+        if label is not None and (number is None or len(label[0]) > len(number.group())):
+            chosen.append(label[1])
+            pos += len(label[0])
+        elif number is not None:
             value = int(number.group())
             (chosen if 1 <= value <= len(question.options) else bad).append(value - 1)
             pos = number.end()
+        else:
+            return None
     return (chosen, bad) if chosen or bad else None
+
+
+def _label_at(forms: list[tuple[str, int]], rest: str, pos: int) -> tuple[str, int] | None:
+    """The label form (and its option) that `rest` holds whole at `pos`, if any."""
+    for form, index in forms:
+        end = pos + len(form)
+        if rest.startswith(form, pos) and (end == len(rest) or _SEPARATORS.match(rest, end)):
+            return form, index
+    return None
 
 
 def parse_answer(question: Question, text: str, locale: str = DEFAULT_LOCALE) -> Picked | Refused:
@@ -139,6 +148,11 @@ def parse_answer(question: Question, text: str, locale: str = DEFAULT_LOCALE) ->
         return Refused(tr(locale, "The reply was empty: reply with a number, the option text, "
                           "or your own words."))
     labels = [o.label for o in question.options]
+    # A number is the option of that number, even when another option is labelled with it
+    # (options "2" and "1": a reply `1` is "2"): numbers mean one thing in every prompt.
+    number = _NUMBER.match(text)
+    if number and 1 <= int(number.group(1)) <= len(labels):
+        return Picked([labels[int(number.group(1)) - 1]])
     index = _match_label(question, text)
     if index is not None:
         return Picked([labels[index]])

@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx
 
+from bridge.model.text_faults import text_faults
 from tests.fakes.gateway import Gateway, gateway
 from tests.harness import AGENT_TOKEN, WEBHOOK_SECRET
 from tests.reliability.figures import Figures
@@ -115,9 +116,14 @@ async def test_schemathesis_finds_no_failure(tmp_path: Path, figures: Figures) -
     assert "Traceback" not in server.logs(), server.logs()[-3000:]
     # The run reached the core, not only the refusals: questions were created and answered.
     assert statuses.get(202, 0) > 0 and statuses.get(200, 0) > 0 and len(gw.prompts()) > 0
+    # Bodies with a NUL or a lone surrogate (fuzz_hooks.flatmap_body) were sent and refused.
+    faulty = _faulty_statuses(tmp_path / "requests.har")
+    assert faulty.get(422, 0) > 0, faulty
+    assert not {s for s in faulty if s >= 500 or 200 <= s < 300}, faulty
     figures.add("input: Schemathesis (OpenAPI document vs. server)", test_cases=cases[1],
                 requests=requests, statuses=dict(sorted(statuses.items())),
                 prompts_answered=len(gw.prompts()), checks=len(CHECKS), failures=0,
+                nul_or_surrogate_bodies=dict(sorted(faulty.items())),
                 phases=_phases(output))
 
 
@@ -126,6 +132,21 @@ def _statuses(har: Path) -> dict[int, int]:
     for entry in json.loads(har.read_text())["log"]["entries"]:
         status = int(entry["response"]["status"])
         counts[status] = counts.get(status, 0) + 1
+    return counts
+
+
+def _faulty_statuses(har: Path) -> dict[int, int]:
+    """Statuses of the requests whose body held a NUL or a lone surrogate in a string."""
+    counts: dict[int, int] = {}
+    for entry in json.loads(har.read_text())["log"]["entries"]:
+        body = entry["request"].get("postData", {}).get("text", "")
+        try:
+            faulty = next(text_faults(json.loads(body)), None) is not None
+        except ValueError:
+            continue
+        if faulty:
+            status = int(entry["response"]["status"])
+            counts[status] = counts.get(status, 0) + 1
     return counts
 
 

@@ -280,6 +280,10 @@ function start() {
   showConnection();
   languageSwitch();
   onLanguage(relabel);
+  // Every browser, on every replica, this one included: each must log in with the token again.
+  $("signout").addEventListener("click", async () => {
+    if ((await api("/ui/api/sessions/end", {})).status === 200) signedOut();
+  });
   $("composer").addEventListener("submit", onCompose);
   $("composer-input").addEventListener("input", autosize);
   $("composer-input").addEventListener("keydown", (ev) => {

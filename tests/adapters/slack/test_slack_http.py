@@ -87,3 +87,23 @@ async def test_bad_signature_and_stale_timestamp_are_refused(tmp_path: Path) -> 
         assert fresh.status_code == 200
         result = await client.result(created["id"], wait=10)
         assert result is not None and result.to_json() == answered(deploy_target=["Production"])
+
+
+async def test_a_signature_that_is_not_ascii_is_refused_like_a_wrong_one(
+        tmp_path: Path) -> None:
+    async with fake_slack() as fake, running(
+            slack_config(tmp_path, fake, mode="http"), slack_env()) as r, r.http() as http:
+        raw = json.dumps(message_body("C0123", "production"))
+        good = signed_headers(raw)
+
+        async def post(signature: bytes) -> httpx.Response:
+            headers = {b"content-type": b"application/json",
+                       b"x-slack-request-timestamp": good["X-Slack-Request-Timestamp"].encode(),
+                       b"x-slack-signature": signature}
+            return await http.post("/slack/events", content=raw.encode(), headers=headers)
+
+        wrong = await post(b"v0=" + b"0" * 64)
+        assert wrong.status_code == 401
+        for odd in ("v0=é".encode(), b"v0=" + "ключ".encode(), b"v0=\xff"):
+            refused = await post(odd)
+            assert (refused.status_code, refused.text) == (wrong.status_code, wrong.text)

@@ -125,3 +125,13 @@ async def test_every_https_client_reads_the_ca_bundle_once(
         doctor = create(AdapterContext(config=config, env=tg.env, base_url=""))
         assert doctor is not None and await doctor.check() == "Telegram bot @askbridge_test_bot"
     assert len(reads) == 1
+
+
+async def test_a_secret_header_that_is_not_ascii_is_refused_like_a_wrong_one(
+        tg: Tg, fake: FakeTelegram) -> None:
+    async with running(tg.config(DM["id"], **HOOK), tg.env) as r, r.http() as http:
+        update = {"update_id": 901}
+        wrong = await http.post(WEBHOOK_PATH, json=update, headers={SECRET_HEADER: "guess"})
+        for odd in ("hook-secret-é".encode(), "ключ".encode(), b"\xff\xfe"):
+            refused = await http.post(WEBHOOK_PATH, json=update, headers={SECRET_HEADER.encode(): odd})
+            assert (refused.status_code, refused.json()) == (wrong.status_code, wrong.json())

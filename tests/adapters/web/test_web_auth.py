@@ -129,3 +129,17 @@ def test_sessions_are_signed_and_tied_to_the_token() -> None:
     assert not auth.same_origin(_request({}), required=True)
     assert auth.same_origin(_request({}), required=False)
     assert not auth.same_origin(_request({"origin": "http://127.0.0.1:9999"}), required=False)
+
+
+def test_a_session_ends_after_its_lifetime_and_a_forged_date_is_refused() -> None:
+    import time
+
+    auth = WebAuth(WEB_TOKEN, max_age=2 * 24 * 3600)
+    fresh, _ = auth.new_session()
+    old, _ = auth.new_session(now=time.time() - 3 * 24 * 3600)
+    assert auth.session(_request({"cookie": f"{SESSION_COOKIE}={fresh}"})) is not None
+    assert auth.session(_request({"cookie": f"{SESSION_COOKIE}={old}"})) is None
+    nonce, _, mac = old.split(".")
+    forged = f"{nonce}.{int(time.time() * 1000)}.{mac}"  # moved forward without the key
+    assert auth.session(_request({"cookie": f"{SESSION_COOKIE}={forged}"})) is None
+    assert auth.session(_request({"cookie": f"{SESSION_COOKIE}={nonce}.{mac}"})) is None

@@ -17,6 +17,13 @@ from tests.bridge.shell import ASKBRIDGE, run, serve
 from tests.harness import clean_env, free_port, until
 
 
+def modes(folder: Path) -> dict[str, str]:
+    """The permission bits of `folder` (as ".") and of every file in it, as octal text."""
+    found = {".": oct(folder.stat().st_mode)[-3:]}
+    found.update({p.name: oct(p.stat().st_mode)[-3:] for p in folder.iterdir()})
+    return found
+
+
 async def test_embedded_defaults_ask_from_a_shell_answered_by_a_reply(tmp_path: Path) -> None:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
@@ -35,13 +42,20 @@ async def test_embedded_defaults_ask_from_a_shell_answered_by_a_reply(tmp_path: 
         await until(replied, timeout=30, interval=0.3)
         code, out, err = await ask
         assert code == 0, err
+        # The answer was written through the write-ahead log, which is as private as the file.
+        assert modes(tmp_path / ".askbridge") == {
+            ".": "700", "credentials.json": "600", "askbridge.db": "600",
+            "askbridge.db-wal": "600", "askbridge.db-shm": "600"}
         assert "asked q_" in err and "waiting for the answer" in err  # said while it blocked
         assert json.loads(out) == {"status": "answered", "answers": {"answers": {
             "deploy_target": {"answers": ["Production"]}}}}
         server.send_signal(signal.SIGTERM)
         stdout, stderr = await asyncio.wait_for(server.communicate(), 20)
     text = stdout.decode()
-    assert f"{url}/?token={creds['web_token']}" in text
+    # Piped (a log file, journald): no secret in the banner, only where to read them.
+    assert creds["web_token"] not in text and creds["agent_token"] not in text
+    assert f"{url}/?token=<web_token in .askbridge/credentials.json>" in text
+    assert "token <agent_token in .askbridge/credentials.json>" in text
     assert "1) Staging (Recommended)" in text  # the console text channel showed the prompt
     assert "Deploy: Answered: Production" in text
     assert creds["agent_token"] not in stderr.decode()  # logs never carry secrets
@@ -166,6 +180,32 @@ async def test_serve_with_config_prints_a_banner(tmp_path: Path) -> None:
     # Piped (a log file, journald): the link names the variable, the secret stays out of logs.
     assert f"http://127.0.0.1:{port}/?token=<value of $ASKBRIDGE_WEB_TOKEN>" in text
     assert "webtok" not in text
+
+
+def test_the_welcome_shows_the_secrets_only_on_a_terminal(tmp_path: Path) -> None:
+    from bridge.cli.command import _welcome
+    from bridge.runtime.config import embedded_defaults
+
+    config = embedded_defaults(str(tmp_path / "data"))
+    env = {"ASKBRIDGE_TOKEN": "agenttok", "ASKBRIDGE_WEB_TOKEN": "webtok"}
+    shown = _welcome(config, env, created=True, reveal=True)
+    assert "/?token=webtok" in shown and "token agenttok" in shown
+    hidden = _welcome(config, env, created=True, reveal=False)
+    assert "webtok" not in hidden and "agenttok" not in hidden
+    assert "credentials.json" in hidden
+
+
+async def test_a_store_path_of_its_own_is_private_too(tmp_path: Path) -> None:
+    from tests.harness import make_config, running
+
+    store = tmp_path / "elsewhere" / "db"
+    async with running(make_config(tmp_path, store={"path": str(store / "askbridge.db")})) as r:
+        async with r.client() as client:
+            await client.create({"questions": [{
+                "id": "go", "header": "Go", "question": "Ship it?",
+                "options": [{"label": "Yes"}, {"label": "No"}]}]})
+        assert modes(store) == {".": "700", "askbridge.db": "600", "askbridge.db-wal": "600",
+                                "askbridge.db-shm": "600"}
 
 
 def test_the_banner_shows_the_login_link_on_a_terminal(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ async def test_reread_hands_on_the_body_as_read_or_the_problem() -> None:
         return messages.pop(0)
 
     replay, problem = await reread(receive)
-    assert problem is None
+    assert problem is None and replay is not None
     first = await replay()
     assert json.loads(first["body"]) == {"n": HUGE}
     assert (await replay())["type"] == "http.disconnect"  # then the real stream again

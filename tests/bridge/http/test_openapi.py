@@ -46,17 +46,17 @@ async def test_openapi_and_health(tmp_path: Path) -> None:
     assert spec["components"]["securitySchemes"]["bearer"] == {
         "type": "http", "scheme": "bearer", "description": ANY_TEXT}
     expected = {  # every status each route answers (405 everywhere: a wrong method)
-        ("/v1/sessions/{session}/ask", "post"): {"200", "401", "403", "405", "409", "413", "422",
-                                                 "503"},
+        ("/v1/sessions/{session}/ask", "post"): {"200", "401", "403", "405", "409", "413", "415",
+                                                 "422", "503"},
         ("/v1/sessions/{session}/questions", "post"): {"202", "401", "403", "405", "409", "413",
-                                                       "422"},
+                                                       "415", "422"},
         ("/v1/questions/{question_id}", "get"): {"200", "401", "404", "405"},
         ("/v1/questions/{question_id}/result", "get"): {"200", "202", "401", "404", "405", "422"},
         ("/v1/questions/{question_id}/cancel", "post"): {"200", "401", "404", "405"},
         ("/v1/sessions/{session}/timeline", "get"): {"200", "401", "405", "422"},
         ("/v1/me", "get"): {"200", "401", "405"},
-        ("/v1/channels/webhook/{name}", "post"): {"200", "401", "404", "405", "413", "422",
-                                                  "503"},
+        ("/v1/channels/webhook/{name}", "post"): {"200", "401", "404", "405", "413", "415",
+                                                  "422", "503"},
     }
     for (path, method), statuses in expected.items():
         operation = spec["paths"][path][method]
@@ -104,3 +104,37 @@ def test_trimmed_text_patterns_match_what_the_contract_accepts() -> None:
     assert not pattern.search("a" * (LABEL_MAX + 1))
     assert not pattern.search(" \t ")
     assert not pattern.search("")
+
+
+ODD_TEXTS = ["\x1f", "\x1c\x1d", "\x85", "\ufeff", "\x01", "\x7f\x9f", " \x01 ", "\u200b",
+             "\u3000a\u3000", "a\x1f", "\x00", "\xa0", "\u2028x", " x ", "x"]
+
+
+def test_the_schema_and_the_contract_agree_on_spaces_and_control_characters() -> None:
+    """Every text the published schema lets through is accepted, and every one it refuses is
+    refused: whitespace is the same set for both (JSON Schema's `\\s` is not Python's), and text
+    needs a visible character (only spaces or control characters is blank)."""
+    import jsonschema  # type: ignore[import-untyped]  # no stubs; only is_valid is used
+    import jsonschema_rs  # Rust's regex: `\s` as in most JSON Schema tools, not as Python's
+
+    from bridge.http.openapi import request_schemas
+    from bridge.model.validation import InvalidRequest, parse_ask_request
+
+    defs = request_schemas()
+    for field, make in (
+            ("label", lambda t: {"options": [{"label": t}, {"label": "Two"}]}),
+            ("header", lambda t: {"header": t}),
+            ("question", lambda t: {"question": t})):
+        for text in ODD_TEXTS:
+            question = {"id": "q", "header": "H", "question": "Which?",
+                        "options": [{"label": "One"}, {"label": "Two"}], **make(text)}
+            schema = defs[{"label": "Option"}.get(field, "Question")]["properties"][field]
+            by_schema = jsonschema.Draft202012Validator(schema).is_valid(text)
+            assert jsonschema_rs.Draft202012Validator(schema).is_valid(text) == by_schema
+            try:
+                parse_ask_request({"questions": [question]})
+                by_server = True
+            except InvalidRequest:
+                by_server = False
+            # A NUL passes the pattern and is refused by name, as any string field's NUL is.
+            assert by_schema == by_server or "\x00" in text, (field, repr(text), by_schema)

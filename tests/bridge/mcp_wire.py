@@ -1,0 +1,48 @@
+"""MCP streamable HTTP spoken as plain HTTP, for what the SDK client will not send (another
+agent's token with a session id, a lone surrogate): initialize, then JSON-RPC posts."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+
+PROTOCOL = "2025-06-18"
+ACCEPT = "application/json, text/event-stream"
+
+
+def headers(token: str, session_id: str | None = None) -> dict[str, str]:
+    out = {"Authorization": f"Bearer {token}", "Accept": ACCEPT,
+           "Content-Type": "application/json", "MCP-Protocol-Version": PROTOCOL}
+    if session_id is not None:
+        out["Mcp-Session-Id"] = session_id
+    return out
+
+
+async def open_session(http: httpx.AsyncClient, token: str) -> str:
+    """initialize + notifications/initialized with `token`; the session id the server gave."""
+    response = await http.post("/mcp", headers=headers(token), json={
+        "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": PROTOCOL, "capabilities": {},
+            "clientInfo": {"name": "wire", "version": "1"}}})
+    assert response.status_code == 200, response.text
+    session_id = response.headers["mcp-session-id"]
+    done = await http.post("/mcp", headers=headers(token, session_id),
+                           json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+    assert done.status_code == 202, done.text
+    return session_id
+
+
+def messages(response: httpx.Response) -> list[dict[str, Any]]:
+    """The JSON-RPC messages of a response, whether JSON or an event stream."""
+    if response.headers.get("content-type", "").startswith("application/json"):
+        return [response.json()]
+    return [json.loads(line[5:]) for line in response.text.splitlines()
+            if line.startswith("data:") and line[5:].strip()]
+
+
+def call(name: str, arguments: dict[str, Any], request_id: int = 1) -> bytes:
+    """A tools/call body; a lone surrogate in `arguments` goes out as its \\u escape."""
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+                       "params": {"name": name, "arguments": arguments}}).encode()
