@@ -45,7 +45,7 @@ async def test_embedded_defaults_ask_from_a_shell_answered_by_a_reply(tmp_path: 
         # The answer was written through the write-ahead log, which is as private as the file.
         assert modes(tmp_path / ".askbridge") == {
             ".": "700", "credentials.json": "600", "askbridge.db": "600",
-            "askbridge.db-wal": "600", "askbridge.db-shm": "600"}
+            "askbridge.db-wal": "600", "askbridge.db-shm": "600", "askbridge.db.lock": "600"}
         assert "asked q_" in err and "waiting for the answer" in err  # said while it blocked
         assert json.loads(out) == {"status": "answered", "answers": {"answers": {
             "deploy_target": {"answers": ["Production"]}}}}
