@@ -115,21 +115,3 @@ async def until(predicate: Any, timeout: float = 10.0, interval: float = 0.02) -
         if loop.time() > deadline:
             raise AssertionError(f"condition not met within {timeout}s")
         await asyncio.sleep(interval)
-
-
-async def stays(predicate: Any, seconds: float, interval: float = 0.05) -> None:
-    """Check that a (sync or async) predicate holds for `seconds`; fail the moment it does not.
-
-    For negative checks ("no second finalization arrives"): there is no event for something that
-    never happens, so the test watches for it for a while instead.
-    """
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
-    while True:
-        value = predicate()
-        if asyncio.iscoroutine(value):
-            value = await value
-        assert value, f"condition stopped holding within {seconds}s"
-        if loop.time() > deadline:
-            return
-        await asyncio.sleep(interval)

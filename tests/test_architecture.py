@@ -198,3 +198,29 @@ def test_no_test_module_imports_another() -> None:
             names = [t.rpartition(".")[2] for t in targets(node, module_name(path), False)]
             bad = [n for n in names if n.startswith("test_") or n == "conftest"]
             assert not bad, f"{path.relative_to(ROOT)} imports {bad}; move it to a support module"
+
+
+def test_no_two_test_modules_share_a_name() -> None:
+    """A test module's name says what it tests, once: `-k`, reports and a reader's search find
+    one file."""
+    seen: dict[str, Path] = {}
+    for path in source_files("tests"):
+        if path.name.startswith("test_"):
+            other = seen.setdefault(path.name, path)
+            assert other == path, f"{path.relative_to(ROOT)} and {other.relative_to(ROOT)}"
+
+
+def test_tests_of_bridge_mirror_its_packages() -> None:
+    """tests/bridge/<package>/test_<module>.py tests bridge/<package>/<module>(.py or package),
+    `test_<module>_<aspect>.py` one aspect of it (`_replicas`: across replicas), and
+    `test_<package>.py` the package as a whole."""
+    for path in (ROOT / "tests" / "bridge").rglob("test_*.py"):
+        package = path.parent.relative_to(ROOT / "tests" / "bridge")
+        assert len(package.parts) == 1 and package.parts[0] in LAYERS, \
+            f"{path.relative_to(ROOT)}: put it in the folder of the package it tests"
+        words = path.stem.removeprefix("test_").split("_")
+        names = ["_".join(words[:n]) for n in range(1, len(words) + 1)]
+        home = ROOT / "bridge" / package
+        assert any(name == package.parts[0] or (home / f"{name}.py").exists()
+                   or (home / name).is_dir() for name in names), \
+            f"{path.relative_to(ROOT)} names no module of {home}"

@@ -18,7 +18,7 @@ from bridge.store.records import (
 
 
 class Store(Protocol):
-    """Durable state. Every backend passes `tests/store/test_store_contract.py`."""
+    """Durable state. Every backend passes `tests/bridge/store/test_store.py`."""
 
     shared: bool
     """True when other processes (replicas) write to the same database."""

@@ -87,6 +87,12 @@ class SqlStore(AdapterStateQueries, ReachQueries, OutboxQueries, RetentionQuerie
         """A write transaction (serialized against other writers)."""
         raise TypeError("SqlStore is abstract")
 
+    def transaction(self) -> AbstractAsyncContextManager[Executor]:
+        """A write transaction the caller holds open for as long as it needs: its statements
+        commit together or not at all, and lone writes sent meanwhile neither join it nor are
+        rolled back with it (the contract suite holds one open while others arrive)."""
+        return self._tx()
+
     def _alone(self) -> AbstractAsyncContextManager[Executor]:
         """A connection for one statement that is atomic by itself (still serialized against
         other writers); backends without a cheaper way run it as a transaction."""

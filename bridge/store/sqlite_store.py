@@ -132,6 +132,12 @@ class SqliteStore(SqlStore):
         except sqlite3.Error as exc:  # busy or failing: the next one tries again
             log.warning("sqlite_checkpoint_failed", error=str(exc))
 
+    @property
+    def lone_in_flight(self) -> int:
+        """Lone statements sent to the connection and not yet answered: what a transaction
+        waits for before its BEGIN, and what one ending lets go all in the same loop turn."""
+        return self._lone
+
     @asynccontextmanager
     async def _tx(self) -> AsyncIterator[_SqliteExecutor]:
         async with self._lock:

@@ -19,7 +19,7 @@ from bridge.core.surfaces import asked
 from bridge.model.validation import parse_ask_request
 from bridge.store.records import QuestionRecord, now_ms
 from bridge.text.rendering import build_prompt
-from tests.adapters.webhook.flows import CHECKS, DEPLOY
+from tests.samples import BOTH, CHECKS, DEPLOY
 
 
 def prompt(locale: str, request: dict[str, Any] = DEPLOY, buttons: bool = True) -> Prompt:
@@ -60,8 +60,7 @@ def test_discord_text_prompt_shows_the_expiry_line_once() -> None:
 
 
 def test_webhook_status_for_several_questions() -> None:
-    final = Finalization("skipped", "Dilewati", prompt("id", {"questions": [
-        DEPLOY["questions"][0], CHECKS]}, buttons=False))
+    final = Finalization("skipped", "Dilewati", prompt("id", BOTH, buttons=False))
     assert webhook_render.final("+1", final, 160) == [{
         "conversation": "+1", "questionId": "q_test", "kind": "status",
         "text": "Pertanyaan Anda: Dilewati"}]
@@ -69,7 +68,7 @@ def test_webhook_status_for_several_questions() -> None:
 
 async def test_taps_are_answered_in_the_agents_language(tmp_path: Path) -> None:
     """No `[telegram] locale`: the agent's `id` decides, also for a tap after the end."""
-    from tests.adapters.telegram.flows import DM, OWNER, deploy, edited, keyboard
+    from tests.adapters.telegram.support import DM, OWNER, deploy, edited, keyboard
     from tests.fakes.telegram import TOKEN, FakeTelegram
     from tests.harness import base_env, make_config, running
 

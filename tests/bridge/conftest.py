@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.bridge.core import Core, started
+from tests.bridge.support import Core, started
 from tests.fakes.gateway import gateway
 from tests.harness import WEBHOOK_SECRET
 

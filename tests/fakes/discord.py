@@ -119,6 +119,8 @@ class FakeDiscord:
     """Every message body the bot POSTed (also 429-answered attempts), in order."""
     edits: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     callbacks: dict[str, Callback] = field(default_factory=dict)
+    answered: list[str] = field(default_factory=list)
+    """The id of every interaction answered, once per answer (a duplicate answered again)."""
     followups: list[dict[str, Any]] = field(default_factory=list)
     identifies: list[dict[str, Any]] = field(default_factory=list)
     resumes: int = 0
@@ -164,7 +166,7 @@ class FakeDiscord:
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()
-        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.port = self._runner.addresses[0][1]
         return self
 
     async def stop(self) -> None:
@@ -257,6 +259,7 @@ class FakeDiscord:
         body = await request.json()
         iid = request.match_info["id"]
         self.callbacks[iid] = Callback(iid, body["type"], body.get("data") or {})
+        self.answered.append(iid)
         return _json({"interaction": {"id": iid, "type": 3, "response_message_loading": False,
                                       "response_message_ephemeral": True},
                       "resource": {"type": body["type"]}})

@@ -63,7 +63,7 @@ async def gateway(secret: str) -> AsyncIterator[Gateway]:
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    port = runner.addresses[0][1]
     gw.url = f"http://127.0.0.1:{port}/send"
     try:
         yield gw

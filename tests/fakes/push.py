@@ -141,7 +141,7 @@ async def fake_push_service() -> AsyncIterator[FakePushService]:
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    port = runner.addresses[0][1]
     fake.origin = f"http://127.0.0.1:{port}"
     try:
         yield fake

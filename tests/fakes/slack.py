@@ -263,7 +263,7 @@ async def fake_slack() -> AsyncIterator[FakeSlack]:
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    port = runner.addresses[0][1]
     fake.base_url = f"http://127.0.0.1:{port}/api/"
     fake._ws_url = f"ws://127.0.0.1:{port}/link"
     try:

@@ -17,8 +17,8 @@ from tests.fakes.gateway import gateway
 from tests.fakes.telegram import TOKEN, FakeTelegram, payload
 from tests.harness import WEBHOOK_SECRET, until
 from tests.reliability.figures import Figures
-from tests.reliability.flows import OPTIONS, answer_of, create, none_sending, record, reply
 from tests.reliability.server import Server, gather_limited
+from tests.reliability.support import OPTIONS, answer_of, create, none_sending, record, reply
 
 PENDING = 1000
 ON_TELEGRAM = 20

@@ -16,8 +16,8 @@ from tests.fakes.gateway import Gateway, gateway
 from tests.fakes.telegram import TOKEN, FakeTelegram, _error, payload
 from tests.harness import WEBHOOK_SECRET, free_port, until
 from tests.reliability.figures import Figures
-from tests.reliability.flows import create, ended, record, reply
 from tests.reliability.server import Server, gather_limited
+from tests.reliability.support import create, ended, record, reply
 
 SHARE = 0.3
 QUESTIONS = 40
@@ -91,7 +91,7 @@ async def test_faulty_platforms_deliver_or_report(tmp_path: Path, figures: Figur
         await runner.setup()
         site = web.TCPSite(runner, "127.0.0.1", 0)
         await site.start()
-        url = f"http://127.0.0.1:{site._server.sockets[0].getsockname()[1]}/send"  # type: ignore[union-attr]
+        url = f"http://127.0.0.1:{runner.addresses[0][1]}/send"
         server = Server(tmp_path, {
             "agents": [
                 {"name": "assistant", "token_env": "AGENT_TOKEN", "role": "main",

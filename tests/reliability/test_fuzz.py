@@ -18,8 +18,8 @@ from bridge.model.text_faults import text_faults
 from tests.fakes.gateway import Gateway, gateway
 from tests.harness import AGENT_TOKEN, WEBHOOK_SECRET
 from tests.reliability.figures import Figures
-from tests.reliability.flows import signed
 from tests.reliability.server import Server
+from tests.reliability.support import signed
 
 CHECKS = ["not_a_server_error", "status_code_conformance", "content_type_conformance",
           "response_schema_conformance", "negative_data_rejection", "ignored_auth"]

@@ -16,8 +16,8 @@ from bridge.runtime.security import SIGNATURE_HEADER, sign
 from tests.fakes.slack import signed_headers
 from tests.harness import WEB_TOKEN, WEBHOOK_SECRET, until
 from tests.reliability.figures import Figures
-from tests.reliability.flows import create, question
 from tests.reliability.platforms import TG_SECRET, platforms
+from tests.reliability.support import create, question
 
 DEEP = b'{"questions": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
 HUGE = "1" + "0" * 5000

@@ -21,7 +21,6 @@ from hypothesis import strategies as st
 from bridge.model.validation import InvalidRequest, parse_ask_request
 from tests.harness import AGENT_TOKEN, until
 from tests.reliability.figures import Figures
-from tests.reliability.flows import create, delivered, ended, question, record, reply
 from tests.reliability.platforms import (
     CHAT,
     ENV,
@@ -34,6 +33,7 @@ from tests.reliability.platforms import (
     telegram_tap,
 )
 from tests.reliability.server import Server, gather_limited
+from tests.reliability.support import create, delivered, ended, question, record, reply
 
 BATCH = 100
 BATCHES = 100  # 10,000 tool calls

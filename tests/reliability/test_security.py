@@ -19,7 +19,6 @@ from bridge.runtime import security
 from bridge.runtime.security import SIGNATURE_HEADER, sign
 from tests.harness import AGENT_TOKEN, SUB_TOKEN, WEB_TOKEN, WEBHOOK_SECRET, until
 from tests.reliability.figures import Figures
-from tests.reliability.flows import create, question, record, signed
 from tests.reliability.platforms import (
     CHAT,
     ENV,
@@ -32,6 +31,7 @@ from tests.reliability.platforms import (
 )
 from tests.reliability.platforms import platforms as all_platforms
 from tests.reliability.server import SECRETS
+from tests.reliability.support import create, question, record, signed
 
 FREE_TEXT = "my vault passphrase is tangerine-4471"
 SURFACES = [f"telegram:{CHAT['id']}", "slack:C0123", "discord:3001", "webhook:sms:+100"]

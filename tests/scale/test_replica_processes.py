@@ -18,7 +18,7 @@ import pytest
 
 from bridge import SIGNATURE_HEADER, sign
 from bridge.agent.client import AskClient
-from tests.adapters.telegram.flows import DM, OWNER, deploy, keyboard
+from tests.adapters.telegram.support import DM, OWNER, deploy, keyboard
 from tests.fakes.telegram import TOKEN, FakeTelegram
 from tests.harness import AGENT_TOKEN, WEBHOOK_SECRET, until
 from tests.pg import scratch_database, server_url

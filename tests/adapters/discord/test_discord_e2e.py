@@ -11,17 +11,10 @@ import pytest
 from structlog.testing import capture_logs
 
 from adapters.discord import interactions
-from tests.adapters.discord.flows import ANSWERER, STRANGER, TWO, config, env, prompt_in
+from tests.adapters.discord.support import ANSWERER, STRANGER, TWO, config, env, prompt_in
 from tests.fakes.discord import FakeDiscord
 from tests.harness import running, until
-
-DEPLOY = {
-    "questions": [{
-        "id": "deploy_target", "header": "Deploy", "question": "Where should I deploy?",
-        "options": [{"label": "Staging (Recommended)"}, {"label": "Production"},
-                    {"label": "Canary", "description": "5% of traffic first"}],
-    }],
-}
+from tests.samples import DEPLOY
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.adapters.discord.flows import ANSWERER, STRANGER, TWO, config, env, prompt_in
+from tests.adapters.discord.support import ANSWERER, STRANGER, TWO, config, env, prompt_in
 from tests.fakes.discord import FakeDiscord
 from tests.harness import running, until
 

@@ -24,8 +24,8 @@ from tests.adapters.email.rig import (
     texts,
     watching,
 )
-from tests.adapters.webhook.flows import DEPLOY
 from tests.harness import make_config, running, until
+from tests.samples import DEPLOY
 
 
 def forged_from(rig: MailRig, prompt: EmailMessage) -> bytes:

@@ -9,8 +9,8 @@ from typing import Any
 
 from bridge import sign
 from tests.adapters.email.rig import INBOUND_SECRET, PERSON, mail_rig, part, reply_bytes
-from tests.adapters.webhook.flows import CHECKS, DEPLOY
 from tests.harness import make_config, running, until
+from tests.samples import CHECKS, DEPLOY
 
 LINK = re.compile(r'href="(http://127\.0\.0\.1:\d+/e/[^"]+)"[^>]*>([^<]+)<')
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from tests.adapters.email.rig import PERSON, mail_rig, texts, watching
-from tests.adapters.webhook.flows import DEPLOY
 from tests.harness import make_config, running, until
+from tests.samples import DEPLOY
 
 CLIENTS = ["gmail_en.eml", "gmail_id.eml", "outlook_en.eml", "outlook_id.eml", "apple_en.eml",
            "apple_id.eml", "thunderbird_en.eml", "thunderbird_id.eml", "html_only_outlook.eml"]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.adapters.matrix.people import Mx, Person, open_room
+from tests.adapters.matrix.support import Mx, Person, open_room
 from tests.adapters.matrix.synapse import Synapse, homeserver, matrix_off
 
 

@@ -30,7 +30,7 @@ from bridge import (
 from bridge.core.surfaces import asked
 from bridge.text.rendering import build_prompt
 from tests.adapters.matrix.held import HeldCalls
-from tests.adapters.matrix.people import (
+from tests.adapters.matrix.support import (
     POLL_END,
     POLL_START,
     Mx,
@@ -39,8 +39,8 @@ from tests.adapters.matrix.people import (
     make_room,
     seen,
 )
-from tests.adapters.webhook.flows import DEPLOY
 from tests.harness import running, until
+from tests.samples import DEPLOY
 
 
 async def test_restart_between_ask_and_answer_resumes_without_replaying(mx: Mx) -> None:

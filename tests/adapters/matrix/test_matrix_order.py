@@ -65,13 +65,17 @@ async def test_the_position_moves_only_past_handled_batches_and_never_back() -> 
         await order.taken(later)
     empty = order.batch("s4")
     await order.taken(empty)
-    await until(lambda: "b3 ends" in events.log, timeout=5)
-    await asyncio.sleep(0.01)
+    # b5 starts only once b3 is wholly done, its batch's position saved or not
+    held = order.batch("s5")
+    await order.add(held, "!b", events.event("b5", held=True))
+    await order.taken(held)
+    await until(lambda: "b5 starts" in events.log, timeout=5)
     assert saved == [], "s2..s4 are handled, but s1 is not: a restart must see a1 again"
 
     events.gates["a1"].set()
     await until(lambda: bool(saved), timeout=5)
     assert saved == ["s4"], "straight to the newest handled position"
+    await order.stop()
 
 
 async def test_stopping_cancels_what_is_in_hand_and_keeps_the_position_before_it() -> None:
@@ -107,7 +111,8 @@ async def test_with_the_most_events_in_hand_taking_more_waits() -> None:
     await order.add(batch, "!a", events.event("a1", held=True))
     await order.add(batch, "!b", events.event("b1", held=True))
     third = asyncio.create_task(order.add(batch, "!c", events.event("c1")))
-    await asyncio.sleep(0.05)
+    # a1's and b1's first steps run in the loop turn that runs the third's first step too
+    await until(lambda: {"a1 starts", "b1 starts"} <= set(events.log), timeout=5)
     assert not third.done(), "a third event waits for a free slot"
     events.gates["b1"].set()
     await asyncio.wait_for(third, 5)

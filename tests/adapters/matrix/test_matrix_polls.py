@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.adapters.matrix.people import POLL_END, POLL_START, Mx, delivered, seen
-from tests.adapters.webhook.flows import CHECKS, DEPLOY
+from tests.adapters.matrix.support import POLL_END, POLL_START, Mx, delivered, seen
 from tests.harness import running, until
+from tests.samples import BOTH, CHECKS, DEPLOY, ask, with_options
 
 START = POLL_START
 
@@ -56,7 +56,7 @@ async def _edits_of(mx: Mx, event_id: str) -> list[dict[str, Any]]:
 
 
 async def test_a_multi_select_poll_allows_every_option(mx: Mx) -> None:
-    checks = {"questions": [{**CHECKS, "options": [*CHECKS["options"], {"label": "Deploy"}]}]}
+    checks = ask(with_options(CHECKS, "Lint", "Test", "Build", "Deploy"))
     async with running(mx.config(), mx.env) as r, r.client() as client:
         qid = (await client.create(checks))["id"]
         await delivered(r, qid)
@@ -68,7 +68,7 @@ async def test_a_multi_select_poll_allows_every_option(mx: Mx) -> None:
 
 
 async def test_several_questions_one_poll_each_answered_with_a_text_for_the_rest(mx: Mx) -> None:
-    both = {"questions": [DEPLOY["questions"][0], CHECKS]}
+    both = BOTH
     async with running(mx.config(), mx.env) as r, r.client() as client:
         qid = (await client.create(both))["id"]
         await delivered(r, qid)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.adapters.matrix.people import Mx
+from tests.adapters.matrix.support import Mx
 from tests.harness import free_port
 from tests.starts import BANNER, start, unused_url
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from tests.adapters.matrix.people import Mx, delivered, seen
-from tests.adapters.webhook.flows import CHECKS, DEPLOY
+from tests.adapters.matrix.support import Mx, delivered, seen
 from tests.harness import running
+from tests.samples import BOTH, DEPLOY
 
 
 async def test_text_replies_answer_by_number_label_and_keyed_lines(mx: Mx) -> None:
@@ -18,7 +18,7 @@ async def test_text_replies_answer_by_number_label_and_keyed_lines(mx: Mx) -> No
         result = await client.result(qid, wait=15)
         assert result is not None and result.answer_map() == {"deploy_target": ["Production"]}
 
-        both = (await client.create({"questions": [DEPLOY["questions"][0], CHECKS]}))["id"]
+        both = (await client.create(BOTH))["id"]
         await delivered(r, both)
         await mx.person.say(mx.room, "1: 2\nchecks: lint, build")
         result = await client.result(both, wait=15)

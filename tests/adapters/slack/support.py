@@ -8,15 +8,11 @@ from typing import Any
 from bridge.runtime.config import BridgeConfig
 from tests.fakes.slack import APP_TOKEN, BOT_TOKEN, SIGNING_SECRET, FakeSlack
 from tests.harness import base_env, make_config
+from tests.samples import TARGET, ask, described
 
 ANSWERER = "U0123"
-DEPLOY = {
-    "questions": [{
-        "id": "deploy_target", "header": "Deploy", "question": "Where should I deploy?",
-        "options": [{"label": "Staging (Recommended)", "description": "safe & quick"},
-                    {"label": "Production"}, {"label": "Canary"}],
-    }],
-}
+ESCAPED = ask(described(TARGET, {"Staging (Recommended)": "safe & quick"}))
+"""The sample question with a description Slack's mrkdwn must escape."""
 TWO = {
     "questions": [
         {"id": "env", "header": "Env", "question": "Which <env> & region?",

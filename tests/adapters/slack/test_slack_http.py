@@ -11,9 +11,10 @@ from urllib.parse import quote
 
 import httpx
 
-from tests.adapters.slack.support import DEPLOY, answered, slack_config, slack_env, status_of
+from tests.adapters.slack.support import answered, slack_config, slack_env, status_of
 from tests.fakes.slack import click_body, fake_slack, message_body, signed_headers
 from tests.harness import running, until
+from tests.samples import DEPLOY
 
 
 async def post_form(http: httpx.AsyncClient, body: dict[str, Any],

@@ -11,9 +11,10 @@ from structlog.testing import capture_logs
 from adapters.slack import SlackConfig, create
 from adapters.slack.adapter import SlackAdapter
 from bridge import AdapterContext, ConfigError, DeliveryError
-from tests.adapters.slack.support import DEPLOY, answered, slack_config, slack_env
+from tests.adapters.slack.support import answered, slack_config, slack_env
 from tests.fakes.slack import APP_TOKEN, BOT_TOKEN, click_body, fake_slack
 from tests.harness import make_config, running, until
+from tests.samples import DEPLOY
 
 
 async def test_rate_limit_is_waited_out_then_delivered(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tests.adapters.slack.support import (
     ANSWERER,
-    DEPLOY,
+    ESCAPED,
     TWO,
     answered,
     buttons,
@@ -18,12 +18,13 @@ from tests.adapters.slack.support import (
 )
 from tests.fakes.slack import EXPIRED_TRIGGER, click_body, fake_slack, message_body, modal_body
 from tests.harness import running, until
+from tests.samples import DEPLOY
 
 
 async def test_button_click_answers_and_updates_the_message(tmp_path: Path) -> None:
     async with fake_slack() as fake, \
             running(slack_config(tmp_path, fake), slack_env()) as r, r.client() as client:
-        ask = asyncio.create_task(client.ask(DEPLOY))
+        ask = asyncio.create_task(client.ask(ESCAPED))
         message = await fake.wait_posted()
         assert message["channel"] == "C0123"
         assert [b["text"]["text"] for b in buttons(message)] == [

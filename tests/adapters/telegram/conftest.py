@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.adapters.telegram.flows import Tg
+from tests.adapters.telegram.support import Tg
 from tests.fakes.telegram import FakeTelegram
 
 

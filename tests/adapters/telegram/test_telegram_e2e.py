@@ -6,8 +6,8 @@ import asyncio
 
 from structlog.testing import capture_logs
 
-from tests.adapters.telegram.flows import (
-    CHECKS,
+from tests.adapters.telegram.support import (
+    CHECKS_AND_DEPLOY,
     CONFIRM,
     DM,
     FORUM,
@@ -131,7 +131,7 @@ async def test_several_questions_answered_with_numbered_lines(tg: Tg, fake: Fake
 
 async def test_multiselect_reply_to_the_prompt(tg: Tg, fake: FakeTelegram) -> None:
     async with running(tg.config(DM["id"], native="single"), tg.env) as r, r.client() as client:
-        ask = asyncio.create_task(client.ask({"questions": [CHECKS]}))
+        ask = asyncio.create_task(client.ask({"questions": [CHECKS_AND_DEPLOY]}))
         prompt = await fake.sent(DM["id"])
         assert "reply_markup" not in prompt
         assert "1,3" in prompt["text"]

@@ -11,7 +11,7 @@ import pytest
 from adapters.telegram import create
 from adapters.telegram.webhook import SECRET_HEADER, WEBHOOK_PATH
 from bridge import AdapterContext, ConfigError, DeliveryError, client_tls
-from tests.adapters.telegram.flows import DM, OWNER, Tg, answered, delivered, deploy, edited, keyboard
+from tests.adapters.telegram.support import DM, OWNER, Tg, answered, delivered, deploy, edited, keyboard
 from tests.fakes.telegram import FakeTelegram
 from tests.harness import running
 

@@ -5,7 +5,16 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from tests.adapters.telegram.flows import CHECKS, CONFIRM, DM, OWNER, STRANGER, Tg, deploy, keyboard
+from tests.adapters.telegram.support import (
+    CHECKS_AND_DEPLOY,
+    CONFIRM,
+    DM,
+    OWNER,
+    STRANGER,
+    Tg,
+    deploy,
+    keyboard,
+)
 from tests.fakes.telegram import FakeTelegram
 from tests.harness import running, until
 
@@ -25,12 +34,12 @@ async def press(fake: FakeTelegram, key: tuple[int, int], caption: str,
 
 async def test_multiselect_toggles_edit_the_keyboard_in_place(tg: Tg, fake: FakeTelegram) -> None:
     async with running(tg.config(DM["id"]), tg.env) as r, r.client() as client:
-        ask = asyncio.create_task(client.ask({"questions": [CHECKS]}))
+        ask = asyncio.create_task(client.ask({"questions": [CHECKS_AND_DEPLOY]}))
         prompt = await fake.sent(DM["id"], keyboard)
         key = (DM["id"], prompt["message_id"])
         assert fake.buttons(prompt) == ["☐ Lint", "☐ Test", "☐ Build", "☐ Deploy", "Done",
                                         "Other…", "Skip"]
-        assert prompt["text"].startswith("Checks\nWhich checks should run?")
+        assert prompt["text"].startswith("Checks\nWhich checks?")
         assert "Choose one or more, then Done." in prompt["text"]
         sends = len(fake.calls_of("sendMessage"))
 
@@ -53,7 +62,7 @@ async def test_multiselect_toggles_edit_the_keyboard_in_place(tg: Tg, fake: Fake
 
 
 async def test_several_questions_are_walked_in_one_message(tg: Tg, fake: FakeTelegram) -> None:
-    request = {"questions": [deploy()["questions"][0], CHECKS, CONFIRM]}
+    request = {"questions": [deploy()["questions"][0], CHECKS_AND_DEPLOY, CONFIRM]}
     async with running(tg.config(DM["id"]), tg.env) as r, r.client() as client:
         qid = (await client.create(request))["id"]
         prompt = await fake.sent(DM["id"], keyboard)
@@ -86,7 +95,7 @@ async def test_several_questions_are_walked_in_one_message(tg: Tg, fake: FakeTel
 
 
 async def test_a_strangers_tap_moves_nothing(tg: Tg, fake: FakeTelegram) -> None:
-    request = {"questions": [deploy()["questions"][0], CHECKS]}
+    request = {"questions": [deploy()["questions"][0], CHECKS_AND_DEPLOY]}
     async with running(tg.config(DM["id"]), tg.env) as r, r.client() as client:
         qid = (await client.create(request))["id"]
         prompt = await fake.sent(DM["id"], keyboard)
@@ -102,7 +111,7 @@ async def test_a_strangers_tap_moves_nothing(tg: Tg, fake: FakeTelegram) -> None
 
 async def test_other_for_one_step_keeps_own_words_for_that_question(
         tg: Tg, fake: FakeTelegram) -> None:
-    request = {"questions": [deploy()["questions"][0], CHECKS]}
+    request = {"questions": [deploy()["questions"][0], CHECKS_AND_DEPLOY]}
     async with running(tg.config(DM["id"]), tg.env) as r, r.client() as client:
         qid = (await client.create(request))["id"]
         prompt = await fake.sent(DM["id"], keyboard)

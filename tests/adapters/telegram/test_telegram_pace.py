@@ -10,7 +10,7 @@ import pytest
 
 from adapters.telegram import limits
 from bridge.agent.client import AskClient
-from tests.adapters.telegram.flows import DM, GROUP, Tg, deploy, keyboard
+from tests.adapters.telegram.support import DM, GROUP, Tg, deploy, keyboard
 from tests.fakes.telegram import FakeTelegram
 from tests.harness import SUB_TOKEN, make_config, running, until
 

@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from bridge.runtime.config import EscalationTier
-from tests.adapters.telegram.flows import DM, GROUP, OWNER, Tg, answered, deploy, keyboard
+from tests.adapters.telegram.support import DM, GROUP, OWNER, Tg, answered, deploy, keyboard
 from tests.fakes.telegram import FakeTelegram
 from tests.harness import running
 

@@ -9,8 +9,9 @@ import structlog
 from starlette.requests import Request
 
 from adapters.web.security import CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE, WebAuth
-from tests.adapters.web.flows import DEPLOY, SURFACES, login
+from tests.adapters.web.support import SURFACES, login
 from tests.harness import WEB_TOKEN, Running, make_config, running, until
+from tests.samples import DEPLOY
 
 
 async def pending_id(r: Running) -> str:

@@ -10,8 +10,9 @@ import pytest
 from playwright.async_api import Browser, ViewportSize, expect
 
 from tests.adapters.web.browser import DESKTOP, PHONE, signed_in
-from tests.adapters.web.flows import DEPLOY, SURFACES
+from tests.adapters.web.support import SURFACES
 from tests.harness import make_config, running
+from tests.samples import DEPLOY
 
 SIZES = [pytest.param(DESKTOP, id="desktop"), pytest.param(PHONE, id="phone")]
 

@@ -8,8 +8,9 @@ from pathlib import Path
 from playwright.async_api import Browser, Page, expect
 
 from tests.adapters.web.browser import DESKTOP, PHONE, WAIT_MS, signed_in
-from tests.adapters.web.flows import DEPLOY, SURFACES, THREE
+from tests.adapters.web.support import SURFACES, THREE
 from tests.harness import make_config, running
+from tests.samples import DEPLOY
 
 
 def watch_failures(page: Page) -> list[str]:

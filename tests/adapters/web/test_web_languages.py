@@ -14,7 +14,7 @@ from adapters.web.routes import STATIC
 from adapters.web.security import CSRF_COOKIE, CSRF_HEADER
 from bridge import translations
 from tests.adapters.web.browser import signed_in
-from tests.adapters.web.flows import SURFACES, THREE
+from tests.adapters.web.support import SURFACES, THREE
 from tests.harness import WEB_TOKEN, make_config, running, until
 
 ENGLISH_CHROME = re.compile(

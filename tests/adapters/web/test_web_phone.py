@@ -11,8 +11,9 @@ from typing import Any
 from playwright.async_api import Browser, FloatRect, Locator, Page, expect
 
 from tests.adapters.web.browser import PHONE, signed_in
-from tests.adapters.web.flows import DEPLOY, SURFACES
+from tests.adapters.web.support import SURFACES
 from tests.harness import Running, make_config, running, until
+from tests.samples import DEPLOY
 
 TOUCH = 44
 """The smallest comfortable touch target, in CSS pixels (Apple's and Google's guidance)."""

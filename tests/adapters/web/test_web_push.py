@@ -14,19 +14,10 @@ from adapters.web import push
 from adapters.web.push import subscription_key
 from adapters.web.vapid import PRIVATE_KEY
 from bridge import Delivery, QuestionId, Reminder, SurfaceId
-from tests.adapters.web.flows import (
-    DEPLOY,
-    PUBLIC,
-    SUBJECT,
-    THREE,
-    config,
-    login,
-    same_origin,
-    stored,
-    subscribed,
-)
+from tests.adapters.web.support import PUBLIC, SUBJECT, THREE, config, login, same_origin, stored, subscribed
 from tests.fakes.push import FakeBrowser, fake_push_service
 from tests.harness import Running, running, until
+from tests.samples import DEPLOY
 
 
 async def test_every_device_gets_the_question_signed_and_encrypted(tmp_path: Path) -> None:
@@ -223,7 +214,8 @@ async def test_a_reminder_is_pushed_and_shown_on_open_pages(tmp_path: Path) -> N
 SENDER_ON_DEMAND = """
 import asyncio, sys
 from pathlib import Path
-from tests.adapters.web.flows import DEPLOY, config, subscribed
+from tests.samples import DEPLOY
+from tests.adapters.web.support import config, subscribed
 from tests.fakes.push import fake_push_service
 from tests.harness import running, until
 

@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.adapters.web.flows import DEPLOY, config, stored, subscribed
+from tests.adapters.web.support import config, stored, subscribed
 from tests.fakes.push import fake_push_service
 from tests.harness import running, until
 from tests.pg import scratch_database, server_url
+from tests.samples import DEPLOY
 
 pytestmark = pytest.mark.skipif(server_url() is None, reason="ASKBRIDGE_TEST_POSTGRES_URL=off")
 

@@ -12,9 +12,10 @@ from playwright.async_api import Browser, expect
 from adapters.web.push import subscription_key
 from bridge import Delivery, QuestionId, Reminder, SurfaceId
 from tests.adapters.web.browser import WAIT_MS, signed_in
-from tests.adapters.web.flows import DEPLOY, config, stored
+from tests.adapters.web.support import config, stored
 from tests.fakes.push import fake_push_service
 from tests.harness import WEB_TOKEN, running, until
+from tests.samples import DEPLOY
 
 CONTROLLED = "() => navigator.serviceWorker.controller !== null"
 STUB_SUBSCRIBE = """(subscription) => {

@@ -8,7 +8,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.adapters.web.flows import login, same_origin
+from tests.adapters.web.support import login, same_origin
 from tests.harness import make_config, running
 from tests.pg import scratch_database, server_url
 

@@ -12,8 +12,9 @@ from playwright.async_api import Browser, expect
 
 from bridge import SIGNATURE_HEADER, sign
 from tests.adapters.web.browser import PHONE, signed_in
-from tests.adapters.web.flows import DEPLOY, SURFACES, THREE
+from tests.adapters.web.support import DESCRIBED, SURFACES, THREE
 from tests.harness import WEBHOOK_SECRET, make_config, running, until
+from tests.samples import DEPLOY
 
 THREE_ANSWERED = {"status": "answered", "answers": {"answers": {
     "env": {"answers": ["Production"]},
@@ -57,7 +58,7 @@ async def test_three_questions_through_the_stepper(tmp_path: Path, browser: Brow
 async def test_keyboard_and_skip(tmp_path: Path, browser: Browser) -> None:
     async with running(make_config(tmp_path, surfaces=SURFACES)) as r, r.client() as client, \
             signed_in(browser, r) as page:
-        ask = asyncio.create_task(client.ask(DEPLOY))
+        ask = asyncio.create_task(client.ask(DESCRIBED))
         panel = page.locator(".panel")
         await expect(panel).to_be_visible()
         await expect(panel).to_contain_text("Safe default")
@@ -67,7 +68,7 @@ async def test_keyboard_and_skip(tmp_path: Path, browser: Browser) -> None:
         await expect(page.locator(".entry .pill").last).to_have_text("Skipped")
         await expect(panel).to_have_count(0)
 
-        second = asyncio.create_task(client.ask(DEPLOY))
+        second = asyncio.create_task(client.ask(DESCRIBED))
         await expect(panel).to_be_visible()
         await page.keyboard.press("2")
         await page.keyboard.press("Enter")  # a pick alone never sends

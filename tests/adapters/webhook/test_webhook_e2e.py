@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from bridge import SIGNATURE_HEADER, sign
-from tests.adapters.webhook.flows import CHECKS, DEPLOY, gateway_config, post_reply
+from tests.adapters.webhook.support import gateway_config, post_reply
 from tests.harness import WEBHOOK_SECRET, make_config, running, until
+from tests.samples import BOTH, DEPLOY
 
 
 async def test_reply_by_number_answers_the_agent(tmp_path: Path) -> None:
@@ -121,7 +122,7 @@ async def test_out_of_range_number_keeps_the_question_pending(tmp_path: Path) ->
 
 
 async def test_partial_multi_question_reply_then_the_rest(tmp_path: Path) -> None:
-    both = {"questions": [DEPLOY["questions"][0], CHECKS]}
+    both = BOTH
     async with running(make_config(tmp_path)) as r, r.client() as c, r.http() as http:
         created = await c.create(both)
         await until(lambda: r.bridge.store.pending_on_surface("webhook:sms:+100"))  # type: ignore[arg-type]
@@ -136,7 +137,7 @@ async def test_partial_multi_question_reply_then_the_rest(tmp_path: Path) -> Non
 
 async def test_skip_ends_the_whole_prompt(tmp_path: Path) -> None:
     async with running(make_config(tmp_path)) as r, r.client() as c, r.http() as http:
-        ask = asyncio.create_task(c.ask({"questions": [DEPLOY["questions"][0], CHECKS]}))
+        ask = asyncio.create_task(c.ask(BOTH))
         await until(lambda: r.bridge.store.pending_on_surface("webhook:sms:+100"))  # type: ignore[arg-type]
         assert (await post_reply(http, "/skip")).json()["accepted"] is True
         assert (await asyncio.wait_for(ask, 10)).to_json() == {"status": "no_answer",

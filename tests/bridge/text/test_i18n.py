@@ -1,0 +1,94 @@
+"""Languages: every catalog complete, the extractor strict, times and Accept-Language in the
+locale's own form."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from bridge.text.i18n import negotiate, time_of_day, tr, translations
+from bridge.text.i18n.catalogs import ROOT, Found, _python, extract, gaps, translated_locales, web_messages
+from bridge.text.rendering import expiry_line
+
+# catalogs -----------------------------------------------------------------------------------
+
+
+def test_every_message_is_translated_in_every_locale() -> None:
+    """Fails naming each message a catalog lacks; `python -m bridge.text.i18n update` adds them."""
+    found = extract()
+    assert not found.problems
+    assert len(found.messages) > 50, "the extractor found askbridge's messages"
+    for locale in translated_locales():
+        g = gaps(locale, set(found.messages))
+        assert not g.missing, f"{locale} lacks {g.missing}"
+        assert not g.empty, f"{locale} has untranslated {g.empty}"
+        assert not g.fuzzy, f"{locale} has fuzzy {g.fuzzy}"
+
+
+def test_translations_keep_their_fields() -> None:
+    """A translation that drops or renames `{field}` would raise or lie at run time."""
+    for locale in translated_locales():
+        for message, text in translations(locale).items():
+            assert sorted(_fields(text)) == sorted(_fields(message)), (locale, message)
+
+
+def _fields(text: str) -> list[str]:
+    import string
+    return [name for _, name, _, _ in string.Formatter().parse(text) if name]
+
+
+def test_extractor_sees_python_web_and_html_messages() -> None:
+    found = extract()
+    assert "Other…" in found.messages  # N_ constant in bridge/text/rendering.py
+    assert "Your questions" in found.messages  # adapters/webhook/render.py
+    assert "Submit" in web_messages() and "Sessions" in web_messages()  # panel.js, index.html
+
+
+def test_extractor_refuses_messages_it_cannot_read(tmp_path: Path) -> None:
+    source = ROOT / "bridge" / "_i18n_probe_tmp.py"
+    source.write_text('x = tr(loc, f"Hello {name}")\ny = tr(loc, "Fine")\n', encoding="utf-8")
+    try:
+        found = Found()
+        _python(source, found)
+    finally:
+        source.unlink()
+    assert list(found.messages) == ["Fine"]
+    assert len(found.problems) == 1 and "literal" in found.problems[0]
+
+
+def test_check_command_passes_and_says_so() -> None:
+    done = subprocess.run([sys.executable, "-m", "bridge.text.i18n", "check"], capture_output=True,
+                          text=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "every one translated" in done.stdout
+
+
+def test_unknown_message_falls_back_to_english() -> None:
+    assert tr("id", "No such message {n}", n=2) == "No such message 2"
+    assert tr("id", "Skip") == "Lewati"
+    assert tr("en", "Answered: {labels}", labels="A") == "Answered: A"
+
+
+# times and negotiation ----------------------------------------------------------------------
+
+
+def test_times_in_the_locales_own_form() -> None:
+    at = datetime(2026, 1, 1, 14, 30, tzinfo=UTC)
+    assert time_of_day("id", at) == "14.30"
+    assert time_of_day("en", at) == "2:30 PM"
+    now = at - timedelta(minutes=12)
+    assert expiry_line(at, "id", now) == "Kedaluwarsa pukul 14.30 UTC (dalam 12 menit)."
+    assert expiry_line(at, "en", now) == "Expires at 2:30 PM UTC (in 12 min)."
+
+
+@pytest.mark.parametrize(("header", "expected"), [
+    ("id-ID,id;q=0.9,en-US;q=0.8,en;q=0.7", "id"), ("en-US,en;q=0.9,id;q=0.8", "en"),
+    ("fr-FR,fr;q=0.9", "en"), ("fr;q=1, id;q=0.5", "id"), ("", "en"), ("id;q=0, en", "en"),
+    ("ID", "id"), ("garbage;;q=x,,", "en"),
+])
+def test_accept_language(header: str, expected: str) -> None:
+    assert negotiate(header) == expected
