@@ -45,6 +45,7 @@ base_dir = {folder}/run
 state_dir = {folder}/state
 log_path = {folder}/dovecot.log
 info_log_path = {folder}/dovecot.log
+auth_verbose = yes
 ssl = yes
 ssl_cert = <{certs.cert}
 ssl_key = <{certs.key}
@@ -84,12 +85,35 @@ class Dovecot:
     def add_user(self, account: tuple[str, str] | None = None) -> tuple[str, str]:
         """A fresh user with an empty mailbox: (login, password)."""
         login, password = account or (f"u{secrets.token_hex(5)}", secrets.token_urlsafe(12))
-        with (self.folder / "users").open("a") as users:
-            users.write(f"{login}:{{PLAIN}}{password}\n")
+        users = self.folder / "users"
+        before = users.stat().st_mtime_ns if users.exists() else 0
+        with users.open("a") as written:
+            written.write(f"{login}:{{PLAIN}}{password}\n")
+        # Dovecot re-reads the passwd-file when its modification time moves on, which it reads
+        # in whole seconds: a user added within the second of the last read would stay unknown
+        # (its login refused) until the file changed again. Move the time a second on each time.
+        stamp = max(time.time_ns(), before + 1_000_000_000)
+        os.utime(users, ns=(stamp, stamp))
         mail = self.folder / "mail" / login
         mail.mkdir(parents=True, exist_ok=True)
         shutil.chown(mail, "nobody", "nogroup")
+        self._known(login, password)
         return login, password
+
+    def _known(self, login: str, password: str, timeout: float = 15.0) -> None:
+        """Return once Dovecot takes the new user's login (as a test waits for /healthz), so
+        a test never starts against a server that has not read its user yet."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                with imaplib.IMAP4("127.0.0.1", self.imap_port) as imap:
+                    imap.login(login, password)
+                    return
+            except imaplib.IMAP4.error:
+                if time.monotonic() > deadline:
+                    raise AssertionError(f"Dovecot never took the login of {login}; see "
+                                         f"{self.folder / 'dovecot.log'}") from None
+                time.sleep(0.2)
 
     def append(self, login: tuple[str, str], raw: bytes, mailbox: str = "INBOX") -> None:
         """Deliver `raw` into the user's mailbox (IMAP APPEND, over STARTTLS)."""
