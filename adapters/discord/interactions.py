@@ -9,7 +9,7 @@ from typing import Any, Literal, TypeVar
 import discord
 import structlog
 
-from adapters.discord import inbound, native, render
+from adapters.discord import approval, inbound, native, render
 from adapters.discord.ids import surface_for
 from bridge import (
     AnswerSubmitted,
@@ -97,6 +97,11 @@ async def dispatch(interaction: discord.Interaction[Any], sink: InboundSink, que
     if channel_id is None or kind is None:
         return
     authorized = inbound.may_answer(interaction.user.id, interaction.guild_id is None, answerers)
+    data = interaction.data or {}
+    tap = approval.parse(str(data.get("custom_id", "")))
+    if tap is not None:
+        await answer_approval(interaction, sink, queries, tap, authorized)
+        return
     own = inbound.own_words(interaction.data) if kind == "modal" else None
     if own is not None:
         await answer_own_words(interaction, sink, queries, own, authorized, edit)
@@ -149,3 +154,27 @@ async def answer_own_words(interaction: discord.Interaction[Any], sink: InboundS
     message = interaction.message
     if reply.prompt is not None and reply.prompt.layout.kind == "native" and message is not None:
         await edit(message.channel.id, message.id, render.prompt(reply.prompt)[-1])
+
+
+async def answer_approval(interaction: discord.Interaction[Any], sink: InboundSink,
+                          queries: Queries, tap: approval.Tap, authorized: bool) -> None:
+    """Approve / Allow 1 h vote at once; Reject and Edit open their modal; a modal's submit
+    (the reason, the edited arguments) votes. The verdict comes back ephemerally."""
+    channel_id = interaction.channel_id or 0
+    prompt = await queries.prompt_for(tap.question_id, surface_for(channel_id))
+    locale = prompt.locale if prompt is not None else "en"
+    if tap.kind in ("reject", "edit"):
+        if prompt is None:
+            await tell(interaction, tr(locale, "This approval has already been decided."), False)
+        else:
+            await interaction.response.send_modal(approval.modal(tap, prompt, locale))
+        return
+    event = approval.decision(tap, channel_id, interaction.user.id, authorized, locale,
+                              approval.typed(interaction.data))
+    if isinstance(event, str):
+        await tell(interaction, event, False)
+        return
+    reply, late = await in_time(interaction, sink.approval_decided(event))
+    log.info("discord_approval", question_id=tap.question_id, kind=tap.kind,
+             accepted=reply.accepted)
+    await tell(interaction, reply.text or fallback(reply), late)

@@ -7,7 +7,7 @@ from typing import Any
 import discord
 from discord.utils import escape_markdown
 
-from adapters.discord import native
+from adapters.discord import approval, native
 from adapters.discord.ids import MODAL_ACTION, custom_id
 from bridge import (
     Button,
@@ -43,6 +43,8 @@ def _button(question_id: QuestionId, button: Button) -> Payload:
 
 def components(prompt: Prompt) -> list[Payload]:
     """Options on the first row, then `Other…` and `Skip` (a row holds at most five buttons)."""
+    if prompt.approval is not None and isinstance(prompt.layout, ButtonsLayout):
+        return approval.components(prompt)
     buttons = prompt.layout.buttons if isinstance(prompt.layout, ButtonsLayout) else ()
     options = [b for b in buttons if isinstance(b.action, int)]
     extras = [b for b in buttons if not isinstance(b.action, int)]

@@ -16,6 +16,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 from starlette.routing import BaseRoute, Route
 
 from adapters.slack import render
+from adapters.slack.approval import CALLBACK as APPROVAL_CALLBACK
+from adapters.slack.approval_taps import ApprovalTaps
 from adapters.slack.calls import NETWORK as _NETWORK
 from adapters.slack.calls import api_error as _api_error
 from adapters.slack.calls import library_logger as _library_logger
@@ -78,6 +80,8 @@ class SlackAdapter:
                             request_verification_enabled=config.mode == "http")
         self.app.action(re.compile(r"^ab:"))(self._on_action)
         self.app.view(OTHER_CALLBACK)(self._on_modal)
+        self.approvals = ApprovalTaps(self)
+        self.app.view(APPROVAL_CALLBACK)(self.approvals.on_submit)
         self.native = Taps(self)
         self.pace = Pace(SlackLimits() if config.pace else lambda surface, priority: ())
         """Paced: the core waits here for room before each prompt, reminder and final edit."""
@@ -217,7 +221,7 @@ class SlackAdapter:
 
     async def _on_action(self, ack: AsyncAck, body: dict[str, Any]) -> None:
         await ack()  # selection changes too: Slack wants every action acknowledged at once
-        if await self.native.on_action(body):
+        if await self.approvals.on_action(body) or await self.native.on_action(body):
             return
         click = click_from(body, self.config.answerers)
         if click is None or self.sink is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from adapters.slack import native
+from adapters.slack import approval, native
 from adapters.slack.ids import action_id
 from adapters.slack.mrkdwn import escape
 from bridge import (
@@ -68,7 +68,8 @@ def prompt(prompt: Prompt) -> list[Args]:
         case TextLayout():
             return [{"text": part, "mrkdwn": True} for part in _text_parts(prompt)]
         case ButtonsLayout(buttons=buttons):
-            elements = [_button(prompt, b.label, b.action, b.primary) for b in buttons]
+            elements = ([_button(prompt, b.label, b.action, b.primary) for b in buttons]
+                        if prompt.approval is None else approval.elements(prompt))
             actions = {"type": "actions", "block_id": f"ab:{prompt.question_id}",
                        "elements": elements}
             return [{"text": f"{prompt.title}: {prompt.body}",

@@ -253,6 +253,10 @@ class TelegramAdapter:
         said = inbound.said_from(update)
         if said is None or self.sink is None:
             return
+        ask = self.taps.approval_ask(said)
+        if ask is not None:  # the reason for a Reject, or the arguments of an Edit
+            await self._reply(said, await self.taps.approval_reply(said, ask))
+            return
         own_words = self.taps.own_words_event(said)
         if own_words is not None:
             kept = await self.sink.answers_submitted(own_words[0])

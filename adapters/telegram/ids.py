@@ -4,8 +4,9 @@
 Callback data is the one grammar for every button askbridge puts on Telegram, and never carries
 a label. One question's buttons: `<n>` picks option n, `o` asks for own words, `s` is Skip. A
 native prompt's: `t<step>.<n>` toggles option n of question `step`, `g<step>` shows that step
-(Back/Next), `o<step>` asks for own words for it, `d` is Done. The step shown lives in the
-keyboard itself, so a restart loses nothing.
+(Back/Next), `o<step>` asks for own words for it, `d` is Done. An approval's: `a`, `r`, `e`, `l`
+(approve, reject, edit, allow for 1 h) and the payload fingerprint it showed (`a3f9c01d2e4b5`).
+The step shown lives in the keyboard itself, so a restart loses nothing.
 """
 
 from __future__ import annotations
@@ -19,9 +20,15 @@ from bridge import ButtonAction, DeliveryError, MessageRef, QuestionId, SurfaceI
 CALLBACK_PREFIX = "ab"
 _ACTION_CODES = {"other": "o", "skip": "s"}
 CALLBACK_PATTERN = re.compile(rf"^{CALLBACK_PREFIX}:(q_[a-z0-9]{{1,40}}):"
-                       r"(?:(\d{1,2})|([os])|([tgo])(\d)(?:\.(\d))?|(d))$")
+                       r"(?:(\d{1,2})|([os])|([tgo])(\d)(?:\.(\d))?|(d)|([arel])([0-9a-f]{6,16}))$")
 _STEP_KINDS: dict[str, Literal["toggle", "go", "own"]] = {"t": "toggle", "g": "go", "o": "own"}
-CallbackKind = Literal["option", "other", "skip", "toggle", "go", "own", "done"]
+ApprovalKind = Literal["approve", "reject", "edit", "allow"]
+APPROVAL_CODES: dict[ApprovalKind, str] = {"approve": "a", "reject": "r", "edit": "e",
+                                           "allow": "l"}
+_APPROVAL_KINDS = {code: kind for kind, code in APPROVAL_CODES.items()}
+APPROVAL_KINDS = frozenset(APPROVAL_CODES)
+CallbackKind = Literal["option", "other", "skip", "toggle", "go", "own", "done", "approve",
+                       "reject", "edit", "allow"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +41,8 @@ class Callback:
     """The question of a native prompt the press is about (0 for one question's buttons)."""
     option: int = 0
     """The option picked (`option`) or toggled (`toggle`), 0-based."""
+    fingerprint: str = ""
+    """An approval button's payload fingerprint: the start of the hash of what it showed."""
 
     @property
     def native(self) -> bool:
@@ -59,7 +68,10 @@ def callback_of(match: re.Match[str]) -> Callback:
     """The press a match of `CALLBACK_PATTERN` names (python-telegram-bot's handler matches the
     data once and hands the match on)."""
     qid = QuestionId(match.group(1))
-    option, single, stepped, step, toggled, done = match.group(2, 3, 4, 5, 6, 7)
+    option, single, stepped, step, toggled, done, approval, fingerprint = match.group(
+        2, 3, 4, 5, 6, 7, 8, 9)
+    if approval is not None:
+        return Callback(qid, _APPROVAL_KINDS[approval], fingerprint=fingerprint)
     if option is not None:
         return Callback(qid, "option", option=int(option))
     if single is not None:
@@ -108,3 +120,8 @@ def callback_data(question_id: QuestionId, action: ButtonAction | str) -> str:
     (< 64 bytes)."""
     code = str(action) if isinstance(action, int) else _ACTION_CODES.get(action, action)
     return f"{CALLBACK_PREFIX}:{question_id}:{code}"
+
+
+def approval_data(question_id: QuestionId, kind: ApprovalKind, fingerprint: str) -> str:
+    """`ab:<question_id>:<a|r|e|l><fingerprint>`: an approval button, bound to its payload."""
+    return f"{CALLBACK_PREFIX}:{question_id}:{APPROVAL_CODES[kind]}{fingerprint}"

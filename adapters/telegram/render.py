@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from telegram import MessageEntity, User
 
-from adapters.telegram import native
+from adapters.telegram import approval, native
 from adapters.telegram.ids import callback_data
 from adapters.telegram.keyboards import Keyboard, button, inline_keyboard
 from bridge import (
@@ -29,6 +29,8 @@ def keyboard(prompt: Prompt) -> Keyboard | None:
     """One row per option (labels may be 64 chars), then `Other…` and `Skip` side by side."""
     if not isinstance(prompt.layout, ButtonsLayout):
         return None
+    if prompt.approval is not None:
+        return approval.keyboard(prompt)
     options = [b for b in prompt.layout.buttons if isinstance(b.action, int)]
     extras = [b for b in prompt.layout.buttons if not isinstance(b.action, int)]
     rows = [[button(b.label, callback_data(prompt.question_id, b.action))] for b in options]

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from adapters.web.ids import USER, surface_for
-from bridge import AnswerSubmitted, ButtonPressed, InboundEvent, InboundReply, QuestionId, UserRef
+from bridge import AnswerSubmitted, ApprovalDecided, ButtonPressed, InboundEvent, InboundReply, QuestionId, UserRef
 
 Answer = Annotated[str, Field(max_length=4000)]
 """One option label or free text."""
@@ -26,10 +26,13 @@ class AnswerBody(BaseModel):
 
 
 class ActionBody(BaseModel):
-    """`{"action": "answer:<option number>"}`: a notification's action button."""
+    """`{"action": "answer:<option number>"}`, or an approval's `{"action": "approve",
+    "hash": "<payload hash>"}`: a notification's action button."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     action: str = Field(max_length=32)
+    hash: str | None = Field(default=None, max_length=64, pattern=r"^[0-9a-fA-F]+$")
+    """An approval notification's payload hash: Approve counts only for what it showed."""
 
 
 
@@ -48,6 +51,9 @@ def _answers(question_id: QuestionId, raw: Any, locale: str) -> InboundEvent:
 
 
 def _action(question_id: QuestionId, raw: Any, _: str) -> InboundEvent | None:
+    if raw.action == "approve" and raw.hash:
+        return ApprovalDecided(surface_for(), UserRef(USER), question_id, "approve",
+                               authorized=True, payload_hash=raw.hash.lower())
     match = ACTION.match(raw.action)
     if match is None:
         return None

@@ -18,6 +18,7 @@ from adapters.web.push import Pusher, Subscription
 from adapters.web.routes import SECURITY_HEADERS, Core, Handler, WebRoutes
 from adapters.web.vapid import public_key, vapid_key
 from bridge import (
+    ApprovalDecided,
     BadJson,
     ButtonPressed,
     QuestionId,
@@ -122,6 +123,8 @@ class PwaRoutes:
         question_id = QuestionId(request.path_params["question_id"])
         body = await self._body(request, ActionBody)
         event = event_from(question_id, body, "en") if body is not None else None
+        if isinstance(event, ApprovalDecided):
+            return await self._approve(request, core, event)
         if not isinstance(event, ButtonPressed):
             return self._problem(request, 422, 'Send {"action": "answer:<option number>"}.')
         view = await core.queries.question_view(question_id)
@@ -134,5 +137,16 @@ class PwaRoutes:
         reply = await core.sink.button_pressed(event)
         status = 200 if reply.accepted else 409 if reply.ended else 422
         log.info("web_push_action", question_id=question_id, status=status)
+        return _json({"accepted": reply.accepted, "ended": reply.ended,
+                      "message": reply.text or ""}, status)
+
+    async def _approve(self, request: Request, core: Core, event: ApprovalDecided) -> Response:
+        """An approval notification's Approve, for the payload the notification showed."""
+        view = await core.queries.approval_view(event.approval_id)
+        if view is None or "web" not in view["surfaces"]:
+            return self._problem(request, 404, "There is no such approval.")
+        reply = await core.sink.approval_decided(event)
+        status = 200 if reply.accepted else 409 if reply.ended else 422
+        log.info("web_push_approve", approval_id=event.approval_id, status=status)
         return _json({"accepted": reply.accepted, "ended": reply.ended,
                       "message": reply.text or ""}, status)

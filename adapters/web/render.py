@@ -71,6 +71,8 @@ def prompt(prompt: Prompt, url: str, lead: str | None = None) -> dict[str, Any]:
     """`{questionId, title, body, url, actions}`: the header(s), the question text(s), the panel,
     and for one single-select question its first two options as notification actions.
     `lead` (a reminder's line) goes before the question text."""
+    if prompt.approval is not None:
+        return _fit(_approval(prompt, url, lead))
     questions = prompt.questions
     one = questions[0] if len(questions) == 1 and not questions[0].multi_select else None
     actions = [] if one is None else [
@@ -79,6 +81,20 @@ def prompt(prompt: Prompt, url: str, lead: str | None = None) -> dict[str, Any]:
     payload = {"questionId": prompt.question_id, "title": " · ".join(q.header for q in questions),
                "body": f"{lead}\n{body}" if lead else body, "url": url, "actions": actions}
     return _fit(payload)
+
+
+def _approval(prompt: Prompt, url: str, lead: str | None) -> dict[str, Any]:
+    """An approval: Approve and Reject as the notification's actions, bound to the payload
+    (`hash`) the notification was about; the action (and tool) as its text."""
+    approval = prompt.approval
+    assert approval is not None
+    labels = [label for label, _ in prompt.questions[0].options]
+    body = approval.action + (f"\n{approval.tool}" if approval.tool else "")
+    return {"questionId": prompt.question_id, "title": prompt.title,
+            "body": f"{lead}\n{body}" if lead else body, "url": url,
+            "actions": [{"action": "approve", "title": labels[0]},
+                        {"action": "reject", "title": labels[1]}],
+            "hash": approval.payload_hash}
 
 
 def final(question_id: str) -> dict[str, Any]:

@@ -41,6 +41,7 @@ STATIC = Path(__file__).parent / "static"
 ASSETS = {"app.js": "text/javascript", "dom.js": "text/javascript", "panel.js": "text/javascript",
           "i18n.js": "text/javascript", "pwa.js": "text/javascript", "sessions.js": "text/javascript",
           "live.js": "text/javascript", "timeline.js": "text/javascript", "app.css": "text/css",
+          "approval.js": "text/javascript", "rules.js": "text/javascript",
           "icon-192.png": "image/png", "icon-512.png": "image/png"}
 SECURITY_HEADERS = {
     "content-security-policy": "default-src 'self'; script-src 'self'; style-src 'self'; "

@@ -2,6 +2,8 @@
 import { clock, cookie, countdown, h, leftUntil, setServerTime } from "./dom.js";
 import { locale, locales, onLanguage, switchTo, t } from "./i18n.js";
 import { Panel, newDraft } from "./panel.js";
+import { ApprovalCard } from "./approval.js";
+import { showRules } from "./rules.js";
 import { connect, showConnection } from "./live.js";
 import { keyOf, renderSessions, waitingBar } from "./sessions.js";
 import { keptFor, timelineItem } from "./timeline.js";
@@ -170,17 +172,23 @@ function renderDock() {
   state.dockKey = key;
   if (!state.drafts.has(view.id)) state.drafts.set(view.id, newDraft());
   if (!state.panel || state.panel.view.id !== view.id) {
-    state.panel = new Panel(view, state.drafts.get(view.id), {
-      submit: (answers) => answer(view, answers), skip: () => answer(view, null),
-      collapse: () => collapse(view.id), others: othersWaiting, nextSession,
-    });
+    const common = { collapse: () => collapse(view.id), others: othersWaiting, nextSession };
+    state.panel = view.approval ? new ApprovalCard(view, { ...common, decide: (body) => decide(view, body) })
+      : new Panel(view, state.drafts.get(view.id), {
+        ...common, submit: (answers) => answer(view, answers), skip: () => answer(view, null) });
   }
   state.panel.narrow = mode === "narrow";
+  // An approval notification's Reject opens the card at `#agent/session/reject`: ask the reason.
+  if (view.approval && location.hash.endsWith("/reject") && state.panel.mode === "idle") {
+    state.panel.mode = "reject";
+    history.replaceState(null, "", location.hash.slice(0, -"/reject".length));
+  }
   if (collapsed) slot.replaceChildren(questionBar(view));
   else slot.replaceChildren(state.panel.render(true));
 }
 
 function currentQuestion(view) {
+  if (view.approval) return { header: view.request.questions[0].header, question: view.approval.action };
   const draft = state.drafts.get(view.id);
   return view.request.questions[draft ? draft.step : 0] || view.request.questions[0];
 }
@@ -234,6 +242,28 @@ async function answer(view, answers) {
   return (data && (data.message || (data.details && data.details[0].msg))) || t("That did not work; try again.");
 }
 
+// An approval's decision: null when taken, else what to show ({message, details}).
+async function decide(view, body) {
+  const { status, data } = await api(`/ui/api/approvals/${encodeURIComponent(view.id)}/decision`, body);
+  if (status === 200) {
+    if (data && data.message && !data.ended) state.notes.push(data.message);
+    if (data && data.ended) {
+      state.pending = state.pending.filter((v) => v.id !== view.id);
+      state.panel = null;
+    }
+    await refresh();
+    return null;
+  }
+  if (status === 409 && data && data.ended) {
+    state.notes.push(t("This approval had already been decided, so your decision was not used."));
+    await refresh();
+    return null;
+  }
+  const details = (data && data.details) || [];
+  return { message: (data && data.message) || (details[0] && details[0].msg) || t("That did not work; try again."),
+    details: details.filter((d) => d.loc && d.loc.startsWith("arguments")) };
+}
+
 function onCompose(ev) {
   ev.preventDefault();
   const input = $("composer-input");
@@ -284,6 +314,7 @@ function start() {
   $("signout").addEventListener("click", async () => {
     if ((await api("/ui/api/sessions/end", {})).status === 200) signedOut();
   });
+  $("rules").addEventListener("click", () => showRules(api));
   $("composer").addEventListener("submit", onCompose);
   $("composer-input").addEventListener("input", autosize);
   $("composer-input").addEventListener("keydown", (ev) => {

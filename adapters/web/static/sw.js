@@ -1,11 +1,11 @@
 // askbridge service worker: keeps the app shell (never any question) for offline starts, shows
 // pushed questions as notifications, answers from their action buttons with the page's own auth.
-const SHELL = "askbridge-shell-v1";
+const SHELL = "askbridge-shell-v2";
 const AUTH = "askbridge-auth-v1";
 const CSRF_KEY = "/__askbridge/csrf";
 const ASSETS = ["/ui/static/app.js", "/ui/static/dom.js", "/ui/static/panel.js",
   "/ui/static/timeline.js", "/ui/static/pwa.js", "/ui/static/sessions.js", "/ui/static/live.js",
-  "/ui/static/i18n.js", "/ui/static/app.css",
+  "/ui/static/i18n.js", "/ui/static/approval.js", "/ui/static/rules.js", "/ui/static/app.css",
   "/ui/static/icon-192.png", "/ui/static/icon-512.png", "/manifest.webmanifest"];
 const OFFLINE = { error: "offline", details: [{ loc: "request",
   msg: "askbridge cannot be reached right now; answers are possible again once it is back." }] };
@@ -101,7 +101,7 @@ self.addEventListener("push", (event) => {
     body: data.body || "", tag: data.questionId, renotify: true, requireInteraction: true,
     icon: "/ui/static/icon-192.png", badge: "/ui/static/icon-192.png",
     actions: Array.isArray(data.actions) ? data.actions : [],
-    data: { questionId: data.questionId, url: data.url || "/" },
+    data: { questionId: data.questionId, url: data.url || "/", hash: data.hash || null },
   }));
 });
 
@@ -111,17 +111,20 @@ async function closeNotifications(questionId) {
 
 self.addEventListener("notificationclick", (event) => {
   const note = event.notification;
-  const { questionId, url } = note.data || {};
+  const { questionId, url, hash } = note.data || {};
   note.close();
-  const chosen = /^answer:\d$/.test(event.action || "") ? event.action : null;
-  event.waitUntil(chosen ? answer(questionId, chosen, url) : openPanel(url));
+  // A question's option, or an approval's Approve / Reject (bound to the payload it showed).
+  const chosen = /^(answer:\d|approve|reject)$/.test(event.action || "") ? event.action : null;
+  // Reject needs a reason: it opens the card with the reason field ready.
+  if (chosen === "reject") event.waitUntil(openPanel(`${url}/reject`));
+  else event.waitUntil(chosen ? answer(questionId, chosen, url, hash) : openPanel(url));
 });
 
-async function answer(questionId, action, url) {
+async function answer(questionId, action, url, hash) {
   const response = await fetch(`/ui/api/questions/${encodeURIComponent(questionId)}/action`, {
     method: "POST", credentials: "same-origin",
     headers: { "content-type": "application/json", "x-askbridge-csrf": await csrfToken() },
-    body: JSON.stringify({ action }),
+    body: JSON.stringify(hash ? { action, hash } : { action }),
   }).catch(() => null);
   // Anything but a taken answer (signed out, offline, already ended) opens the app to show why.
   if (!response || response.status !== 200) await openPanel(url);
