@@ -15,6 +15,7 @@ from bridge.model.adapter import (
     Reminding,
     Routed,
 )
+from bridge.model.approval import arguments_problems
 from bridge.model.contract import AskRequest, AskResult
 from bridge.model.errors import UnsupportedMedia
 from bridge.model.ids import (
@@ -29,10 +30,12 @@ from bridge.model.ids import (
 )
 from bridge.model.inbound import (
     AnswerSubmitted,
+    ApprovalDecided,
     ButtonPressed,
     InboundEvent,
     InboundReply,
     InboundSink,
+    RuleRevoked,
     SelectionChanged,
     StepChanged,
     SubmitPressed,
@@ -93,6 +96,7 @@ __all__ = [
     "AdapterState",
     "AgentName",
     "AnswerSubmitted",
+    "ApprovalDecided",
     "AskRequest",
     "AskResult",
     "BadJson",
@@ -135,6 +139,7 @@ __all__ = [
     "Reminder",
     "Reminding",
     "Routed",
+    "RuleRevoked",
     "SelectionChanged",
     "SessionKey",
     "Skip",
@@ -147,6 +152,7 @@ __all__ = [
     "UserRef",
     "Window",
     "adapter_section",
+    "arguments_problems",
     "backoff",
     "backoff_delay",
     "caption",

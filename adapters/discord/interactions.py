@@ -97,7 +97,7 @@ async def dispatch(interaction: discord.Interaction[Any], sink: InboundSink, que
     if channel_id is None or kind is None:
         return
     authorized = inbound.may_answer(interaction.user.id, interaction.guild_id is None, answerers)
-    data = interaction.data or {}
+    data: Any = interaction.data or {}
     tap = approval.parse(str(data.get("custom_id", "")))
     if tap is not None:
         await answer_approval(interaction, sink, queries, tap, authorized)

@@ -75,7 +75,7 @@ def tap_decision(where: Where, user_id: int, answerers: list[int], pressed: Call
     """Approve and Allow decide at once; Reject and Edit ask first (None)."""
     if pressed.kind not in ("approve", "allow"):
         return None
-    return decision(where, user_id, answerers, pressed.question_id, pressed.kind,  # type: ignore[arg-type]
+    return decision(where, user_id, answerers, pressed.question_id, pressed.kind,
                     pressed.fingerprint, locale)
 
 

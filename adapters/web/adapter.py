@@ -11,6 +11,7 @@ import structlog
 from starlette.routing import BaseRoute
 
 from adapters.web import render
+from adapters.web.approvals import ApprovalRoutes
 from adapters.web.config import WebConfig
 from adapters.web.ids import message_ref
 from adapters.web.push import Pusher
@@ -59,13 +60,14 @@ class WebAdapter:
         self._routes = WebRoutes(self, auth, config.locale or DEFAULT_LOCALE,
                                  Sessions(auth, state))
         self._pwa = PwaRoutes(self.pusher, self._routes)
+        self._approvals = ApprovalRoutes(self._routes)
 
     def capabilities(self, surface: SurfaceId) -> Capabilities:
         return Capabilities(buttons=True, edits=True, modals=True, max_len=100_000,
                             locale=self.locale)
 
     def routes(self) -> Sequence[BaseRoute]:
-        return [*self._routes.routes(), *self._pwa.routes()]
+        return [*self._routes.routes(), *self._pwa.routes(), *self._approvals.routes()]
 
     async def start(self, sink: InboundSink, queries: Queries) -> None:
         await self.pusher.start()

@@ -43,21 +43,6 @@ class DecisionBody(BaseModel):
     scope: Literal["arguments", "any"] = "arguments"
 
 
-def card(view: dict[str, Any]) -> dict[str, Any]:
-    """What the approval card shows of an approval record (`GET /v1/approvals/{id}`)."""
-    request = view["request"]
-    policy = view.get("policy") or {}
-    return {
-        "action": request["action"], "tool": request.get("tool"),
-        "risk": request.get("risk", "medium"), "arguments": request.get("arguments") or {},
-        "argumentsSchema": request.get("argumentsSchema"),
-        "allowEdit": bool(request.get("allowEdit", request.get("arguments") is not None)),
-        "hash": view["payloadHash"],
-        "votes": {"have": sum(1 for v in view.get("votes", []) if v["decision"] == "approve"),
-                  "required": policy.get("required", 1)},
-    }
-
-
 def decision_event(approval_id: str, body: DecisionBody, locale: str) -> ApprovalDecided:
     return ApprovalDecided(
         surface=surface_for(), user=UserRef(USER), approval_id=QuestionId(approval_id),

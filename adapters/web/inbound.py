@@ -10,7 +10,15 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from adapters.web.ids import USER, surface_for
-from bridge import AnswerSubmitted, ApprovalDecided, ButtonPressed, InboundEvent, InboundReply, QuestionId, UserRef
+from bridge import (
+    AnswerSubmitted,
+    ApprovalDecided,
+    ButtonPressed,
+    InboundEvent,
+    InboundReply,
+    QuestionId,
+    UserRef,
+)
 
 Answer = Annotated[str, Field(max_length=4000)]
 """One option label or free text."""

@@ -15,6 +15,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
+from adapters.web.cards import with_cards
 from adapters.web.inbound import AnswerBody, event_from, reply_response
 from adapters.web.render import SSE_HELLO, SSE_PING, index_page, sse, ui_view
 from adapters.web.security import CSRF_COOKIE, SESSION_COOKIE, WebAuth
@@ -221,14 +222,16 @@ class WebRoutes:
         return self._api(handler, change)
 
     async def state(self, request: Request, core: Core) -> Response:
-        pending = [ui_view(v) for v in await core.queries.pending_views()]
+        pending = [ui_view(v) for v in await with_cards(core.queries,
+                                                        await core.queries.pending_views())]
         return _json({"now": int(time.time() * 1000), "sessions": await core.queries.session_views(),
                       "pending": [v for v in pending if v["answerable"]]})
 
     async def timeline(self, request: Request, core: Core) -> Response:
         agent = request.query_params.get("agent", "")
         session = request.query_params.get("session", "")
-        items = await core.queries.timeline_view(AgentName(agent), SessionKey(session))
+        items = await with_cards(core.queries, await core.queries.timeline_view(
+            AgentName(agent), SessionKey(session)))
         return _json({"agent": agent, "session": session, "items": [ui_view(v) for v in items],
                       "keep": core.queries.keep})
 

@@ -195,3 +195,12 @@ class Approvals:
         found = await self.store.get_rule(rule_id)
         assert found is not None
         return found
+
+    async def revoke_in_force(self, rule_id: str, by: str) -> bool:
+        """A surface's Revoke (the web UI lists every agent's rules): True when the rule was
+        in force and now is not."""
+        rule = await self.store.get_rule(rule_id)
+        if rule is None or rule.revoked_at is not None or rule.expires_at <= now_ms():
+            return False
+        await self.revoke(rule_id, None, by)
+        return True

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 
 import structlog
 
@@ -18,6 +18,7 @@ from bridge.model.inbound import (
     ApprovalDecided,
     ButtonPressed,
     InboundReply,
+    RuleRevoked,
     SelectionChanged,
     StepChanged,
     SubmitPressed,
@@ -61,9 +62,11 @@ class Receiver:
     """The `InboundSink` adapters call: each event checked, parsed, and resolved through the broker."""
 
     def __init__(self, answering: Answering, native: NativeTaps,
-                 reminders_in_flight: Mapping[SurfaceId, int]) -> None:
+                 reminders_in_flight: Mapping[SurfaceId, int],
+                 revoke: Revoke | None = None) -> None:
         """`reminders_in_flight`: reminders sent per surface but not yet recorded (a reply to
-        one may arrive before its record)."""
+        one may arrive before its record); `revoke` ends an "Allow for 1 h" rule."""
+        self.revoke = revoke
         self.answering = answering
         self.native = native
         self.store = answering.store
@@ -229,6 +232,9 @@ class Receiver:
             event.surface, event.user, parsed.choice, event.authorized, loc, parsed.reason,
             shown_hash=parsed.quoted))
 
+    async def rule_revoked(self, event: RuleRevoked) -> InboundReply:
+        return await rule_revoked(self, event)
+
     async def approval_decided(self, event: ApprovalDecided) -> InboundReply:
         """A decision from a rich surface (the web card, a modal): edits, reasons, any-args."""
         record = await self.answering.open_for(event.approval_id, event.surface, event.locale)
@@ -241,6 +247,21 @@ class Receiver:
         return await self.answering.cast(record, Ballot(
             event.surface, event.user, event.decision, event.authorized, loc, event.reason,
             event.arguments, event.payload_hash, event.any_arguments))
+
+
+Revoke = Callable[[str, str], Awaitable[bool]]
+"""Ends a rule in force (its id, who did it): True when it was in force."""
+
+
+async def rule_revoked(receiver: Receiver, event: RuleRevoked) -> InboundReply:
+    loc = receiver.answering.locale(event.surface, None, event.locale)
+    if not event.authorized:
+        return InboundReply(handled=True, text=receiver.answering.not_yours(loc), locale=loc)
+    done = receiver.revoke is not None and await receiver.revoke(
+        event.rule_id, f"{event.surface}:{event.user}")
+    text = tr(loc, "Revoked: that call is asked for again.") if done else tr(
+        loc, "That rule is not in force (revoked or expired already).")
+    return InboundReply(handled=True, accepted=done, text=text, locale=loc)
 
 
 def _check_answers(questions: list[Question], answers: dict[str, list[str]],
@@ -263,4 +284,3 @@ def _canonical(questions: list[Question], answers: dict[str, list[str]]) -> dict
         free = [a for a in given if a not in labels]
         out[q.id] = labels + free
     return out
-

@@ -54,6 +54,15 @@ class Queries(Protocol):
         """Every agent's sessions: `{agent, session, pending, lastAt}`, newest first."""
         ...
 
+    async def approval_view(self, approval_id: QuestionId) -> dict[str, Any] | None:
+        """The approval as `GET /v1/approvals/{id}` shows it; None when the id is a question's
+        (or nobody's)."""
+        ...
+
+    async def rules_view(self) -> list[dict[str, Any]]:
+        """Every agent's "Allow for 1 h" rules still in force, as `GET /v1/rules` shows them."""
+        ...
+
 
 class DeliveryError(Exception):
     """A surface could not show the prompt; the message says why (no secrets)."""

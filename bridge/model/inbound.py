@@ -115,6 +115,17 @@ class ApprovalDecided:
 
 
 @dataclass(frozen=True, slots=True)
+class RuleRevoked:
+    """A person revoked an "Allow for 1 h" rule from a surface that lists them (the web UI)."""
+
+    surface: SurfaceId
+    user: UserRef
+    rule_id: str
+    authorized: bool = True
+    locale: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class InboundReply:
     """What the broker tells the adapter to show the person (alert, ephemeral, reply text).
 
@@ -157,9 +168,13 @@ class InboundSink(Protocol):
         """A vote on an approval; `accepted` when counted (`ended` when it decided)."""
         ...
 
+    async def rule_revoked(self, event: RuleRevoked) -> InboundReply:
+        """`accepted` when the rule was in force and now is not; else the reply says why."""
+        ...
+
 
 InboundEvent = (ButtonPressed | TextReceived | AnswerSubmitted | SelectionChanged | SubmitPressed
-                | StepChanged | ApprovalDecided)
+                | StepChanged | ApprovalDecided | RuleRevoked)
 """What an adapter's `inbound.event_from(raw)` makes of a platform event."""
 
 _METHODS: dict[type, Callable[[InboundSink, Any], Awaitable[InboundReply]]] = {
@@ -170,6 +185,7 @@ _METHODS: dict[type, Callable[[InboundSink, Any], Awaitable[InboundReply]]] = {
     SubmitPressed: lambda sink, event: sink.submit_pressed(event),
     StepChanged: lambda sink, event: sink.step_changed(event),
     ApprovalDecided: lambda sink, event: sink.approval_decided(event),
+    RuleRevoked: lambda sink, event: sink.rule_revoked(event),
 }
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 import structlog
 
+from bridge.core.adapter_reads import AdapterReads
 from bridge.core.answering import Answering
 from bridge.core.approvals import Approvals
 from bridge.core.broker import Broker
@@ -18,7 +19,6 @@ from bridge.core.native_taps import NativeTaps
 from bridge.core.open_questions import OpenQuestions
 from bridge.core.outbound import Outbound, Timeouts
 from bridge.core.reach import Reach
-from bridge.core.reads import Reads
 from bridge.core.receiver import Receiver
 from bridge.core.retention import Retention
 from bridge.core.surfaces import Surfaces
@@ -118,7 +118,7 @@ class Core:
 
     broker: Broker
     receiver: Receiver
-    reads: Reads
+    reads: AdapterReads
     emitter: Emitter
     approvals: Approvals
 
@@ -138,12 +138,13 @@ def compose(store: Store, adapters: Mapping[str, Adapter], agents: Sequence[Agen
                         timeouts=timeouts or Timeouts())
     reach = Reach(store, surfaces, open_questions, outbound, tasks.spawn, emitter.emit)
     broker = Broker(store, surfaces, open_questions, outbound, reach, tasks, emitter)
-    reads = Reads(store, surfaces, keep)
+    reads = AdapterReads(store, surfaces, keep)
     approvals = Approvals(store, broker, People(people), policies)
     emitter.listeners.append(approvals.changed)
     answering = Answering(store, open_questions, surfaces, broker.resolve, approvals.vote,
                           approvals.approver)
-    receiver = Receiver(answering, NativeTaps(answering, reads), reach.in_flight)
+    receiver = Receiver(answering, NativeTaps(answering, reads), reach.in_flight,
+                        approvals.revoke_in_force)
     return Core(broker, receiver, reads, emitter, approvals)
 
 
@@ -156,7 +157,7 @@ class Bridge:
     store: Store
     broker: Broker
     receiver: Receiver
-    reads: Reads
+    reads: AdapterReads
     emitter: Emitter
     approvals: Approvals
     adapters: dict[str, Adapter] = field(default_factory=dict)

@@ -1,0 +1,37 @@
+"""The approval card's data beside a pending question's view: an approval rides on a backing
+question, so the page's lists hold questions, and those that are approvals carry `approval`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bridge import Queries, QuestionId
+
+DECISION_ID = "decision"
+"""The one question id of an approval's backing question (the only ones worth a lookup)."""
+
+
+def card(view: dict[str, Any]) -> dict[str, Any]:
+    """What the approval card shows of an approval record (`GET /v1/approvals/{id}`)."""
+    request = view["request"]
+    policy = view.get("policy") or {}
+    return {
+        "action": request["action"], "tool": request.get("tool"),
+        "risk": request.get("risk", "medium"), "arguments": request.get("arguments") or {},
+        "argumentsSchema": request.get("argumentsSchema"),
+        "allowEdit": bool(request.get("allowEdit", request.get("arguments") is not None)),
+        "hash": view["payloadHash"],
+        "votes": {"have": sum(1 for v in view.get("votes", []) if v["decision"] == "approve"),
+                  "required": policy.get("required", 1)},
+    }
+
+
+async def with_cards(queries: Queries, views: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each view, with `approval` (the card) when it is an approval's backing question."""
+    out = []
+    for view in views:
+        questions = view["request"]["questions"]
+        found = (await queries.approval_view(QuestionId(view["id"]))
+                 if len(questions) == 1 and questions[0]["id"] == DECISION_ID else None)
+        out.append({**view, "approval": card(found)} if found is not None else view)
+    return out

@@ -1,0 +1,25 @@
+"""`Queries` as adapters get it: the question reads, and approvals and their rules beside them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bridge.core.approval_reads import approval_view_of, rule_view
+from bridge.core.reads import Reads
+from bridge.model.ids import QuestionId
+from bridge.store.records import now_ms
+
+
+class AdapterReads(Reads):
+    """What the web card and its rules list read (an approval rides on a backing question, so
+    every other read is the question's)."""
+
+    async def approval_view(self, approval_id: QuestionId) -> dict[str, Any] | None:
+        approval = await self.store.get_approval(approval_id)
+        if approval is None:
+            return None
+        return await approval_view_of(self.store, approval,
+                                      await self.store.get_question(approval_id))
+
+    async def rules_view(self) -> list[dict[str, Any]]:
+        return [rule_view(r) for r in await self.store.rules(None, now_ms())]
