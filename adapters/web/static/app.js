@@ -141,8 +141,11 @@ function renderTimeline() {
   const items = state.timeline.filter((v) => !docked || v.id !== docked.id).map(timelineItem);
   const notes = state.notes.map((text) => h("div", { class: "note", role: "status", text }));
   if (docked && !items.length) {
-    items.push(h("div", { class: "empty waiting" }, h("div", { class: "empty-title", text: t("A question is waiting") }),
-      h("p", { text: t("{agent} asked and is waiting for your answer below.", { agent: docked.agent }) })));
+    const [title, lead] = docked.approval
+      ? [t("An approval is waiting"), t("{agent} asks you to approve what it is about to do, below.", { agent: docked.agent })]
+      : [t("A question is waiting"), t("{agent} asked and is waiting for your answer below.", { agent: docked.agent })];
+    items.push(h("div", { class: "empty waiting" }, h("div", { class: "empty-title", text: title }),
+      h("p", { text: lead })));
   } else if (!items.length && !notes.length) {
     items.push(h("div", { class: "empty" }, h("div", { class: "empty-title", text: t("No questions yet") }),
       h("p", { text: t("When an agent calls ask_user, its question shows up here and waits for you.") })));

@@ -1,4 +1,5 @@
-"""Render docs/web-{desktop,phone}.png (English) and -id.png (Indonesian) from a real bridge.
+"""Render docs/web-{desktop,phone}.png (English) and -id.png (Indonesian) from a real bridge,
+and the approval card: docs/web-approval-{desktop,phone}.png and web-approval-phone-id.png.
 
 Run: python -m tests.adapters.web.screenshots   (needs /usr/bin/chromium)
 """
@@ -17,9 +18,18 @@ from playwright.async_api import Browser, Page, async_playwright, expect
 from adapters.web.security import CSRF_COOKIE, CSRF_HEADER
 from bridge import SIGNATURE_HEADER, sign
 from tests.adapters.web.browser import ARGS, CHROMIUM, PHONE, signed_in
-from tests.harness import WEB_TOKEN, WEBHOOK_SECRET, Running, make_config, running, until
+from tests.harness import (
+    AGENT_TOKEN,
+    WEB_TOKEN,
+    WEBHOOK_SECRET,
+    Running,
+    make_config,
+    running,
+    until,
+)
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
+PHONE_OPTIONS: dict[str, Any] = {"is_mobile": True, "has_touch": True, "device_scale_factor": 2}
 DATABASE = {"questions": [{
     "id": "database", "header": "Database", "question": "Which database should the service use?",
     "options": [{"label": "PostgreSQL (Recommended)", "description": "Already run in production"},
@@ -41,6 +51,22 @@ RELEASE = {"timeoutSeconds": 900, "questions": [
                  {"label": "Load test"}]},
     {"id": "notes", "header": "Notes", "question": "Who should get the release notes?",
      "options": [{"label": "Engineering only"}, {"label": "Everyone"}]}]}
+
+
+ROLLOUT: dict[str, Any] = {
+    "action": "Roll out release 2.4 to production", "tool": "kubectl_apply", "risk": "high",
+    "arguments": {"namespace": "production", "manifest": "deploy/web-2.4.yaml",
+                  "replicas": 6, "strategy": {"type": "RollingUpdate", "maxUnavailable": 1},
+                  "annotations": {"change-ticket": "OPS-2417",
+                                  "kubernetes.io/change-cause": "release 2.4: faster search"}},
+    "argumentsSchema": {"type": "object", "required": ["namespace", "manifest"]}}
+
+
+async def _approval(r: Running) -> None:
+    async with r.http() as http:
+        response = await http.post("/v1/sessions/release-bot/approvals", json=ROLLOUT,
+                                   headers={"authorization": f"Bearer {AGENT_TOKEN}"})
+        response.raise_for_status()
 
 
 async def _answer(r: Running, web: httpx.AsyncClient, answers: Any) -> None:
@@ -99,7 +125,23 @@ async def main() -> None:
                     await _pictures(browser, r, locale, suffix)
                 for task in (ask, other):
                     task.cancel()
+                await _approval(r)
+                await _approval_pictures(browser, r)
             await browser.close()
+
+
+async def _approval_pictures(browser: Browser, r: Running) -> None:
+    """The approval card on a desktop, on a phone, and on a phone in Indonesian."""
+    shots = [({"width": 1280, "height": 860}, "en-US", "web-approval-desktop.png", {}),
+             (PHONE, "en-US", "web-approval-phone.png", PHONE_OPTIONS),
+             (PHONE, "id-ID", "web-approval-phone-id.png", PHONE_OPTIONS)]
+    for viewport, locale, name, options in shots:
+        async with signed_in(browser, r, viewport, locale=locale, **options) as page:
+            await page.locator(".session", has_text="release-bot").click()
+            await expect(page.locator(".approval")).to_be_visible()
+            await page.wait_for_timeout(300)
+            await page.screenshot(path=str(DOCS / name))
+            print(f"wrote docs/{name}")
 
 
 async def _pictures(browser: Browser, r: Running, locale: str, suffix: str) -> None:
