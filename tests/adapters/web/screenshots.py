@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from playwright.async_api import Browser, Page, async_playwright, expect
+from playwright.async_api import Browser, Page, ViewportSize, async_playwright, expect
 
 from adapters.web.security import CSRF_COOKIE, CSRF_HEADER
 from bridge import SIGNATURE_HEADER, sign
@@ -132,7 +132,9 @@ async def main() -> None:
 
 async def _approval_pictures(browser: Browser, r: Running) -> None:
     """The approval card on a desktop, on a phone, and on a phone in Indonesian."""
-    shots = [({"width": 1280, "height": 860}, "en-US", "web-approval-desktop.png", {}),
+    desktop: ViewportSize = {"width": 1280, "height": 860}
+    shots: list[tuple[ViewportSize, str, str, dict[str, Any]]] = [
+        (desktop, "en-US", "web-approval-desktop.png", {}),
              (PHONE, "en-US", "web-approval-phone.png", PHONE_OPTIONS),
              (PHONE, "id-ID", "web-approval-phone-id.png", PHONE_OPTIONS)]
     for viewport, locale, name, options in shots:
