@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from bridge import ApprovalDecided, QuestionId, SurfaceId, UserRef
-from tests.harness import AGENT_TOKEN, SUB_TOKEN, make_config, running
+from tests.harness import AGENT_TOKEN, SUB_TOKEN, make_config, running, until
 from tests.samples import DEPLOY
 
 AUTH = {"Authorization": f"Bearer {AGENT_TOKEN}"}
@@ -93,3 +93,43 @@ async def test_any_arguments_rule_from_a_rich_surface(tmp_path: Path) -> None:
         assert again.json()["scope"] == "rule" and again.json()["arguments"] == {"db": "dev"}
         rules = (await http.get("/v1/rules", headers=AUTH)).json()["rules"]
         assert rules[0]["anyArguments"] is True and rules[0]["tool"] == "db.drop"
+
+
+async def test_event_hooks_carry_the_approval_record(tmp_path: Path) -> None:
+    from aiohttp import web
+
+    seen: list[dict[str, Any]] = []
+
+    async def receive(request: web.Request) -> web.Response:
+        seen.append(await request.json())
+        return web.Response(status=204)
+
+    app = web.Application()
+    app.router.add_post("/hook", receive)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    hook = {"url": f"http://127.0.0.1:{runner.addresses[0][1]}/hook", "secret_env": "HOOK_SECRET"}
+    try:
+        async with running(make_config(tmp_path, events=[hook])) as r, r.http() as http:
+            aid = (await http.post("/v1/sessions/main/approvals", json=ACTION,
+                                   headers=AUTH)).json()["id"]
+            await http.post(f"/v1/approvals/{aid}/cancel", headers=AUTH)
+            await until(lambda: any(e["type"] == "approval.decided" for e in seen))
+    finally:
+        await runner.cleanup()
+    types = [e["type"] for e in seen]
+    assert "approval.created" in types and not any(t.startswith("question.") for t in types)
+    decided = next(e for e in seen if e["type"] == "approval.decided")
+    assert decided["approval"]["id"] == aid and "question" not in decided
+    assert decided["approval"]["result"] == {"status": "no_answer", "reason": "cancelled"}
+
+
+async def test_the_same_request_again_reattaches(tmp_path: Path) -> None:
+    async with running(make_config(tmp_path)) as r, r.http() as http:
+        first = await http.post("/v1/sessions/main/approvals", json=ACTION, headers=AUTH)
+        again = await http.post("/v1/sessions/main/approvals", json=ACTION, headers=AUTH)
+        assert again.status_code == 202 and again.json()["id"] == first.json()["id"]
+        other = await http.post("/v1/sessions/main/approvals", headers=AUTH,
+                                json={**ACTION, "arguments": {"db": "dev"}})
+        assert other.status_code == 409
