@@ -132,3 +132,14 @@ async def test_rules_match_until_revoked(store: Store) -> None:
     assert not await store.revoke_rule(rule.id, now_ms(), revoked)
     assert await store.rules(agent, now_ms()) == []
     assert [e.kind for e in await store.audit_entries()][-2:] == ["rule_created", "rule_revoked"]
+
+
+async def test_retention_deletes_decided_approvals_with_their_votes(store: Store) -> None:
+    await asked(store, "q_h1", session="s1")
+    await asked(store, "q_h2", session="s2")
+    await store.cast_vote(vote("q_h1", "ana"), voted("q_h1"), decide)
+    assert await store.delete_old_approvals(now_ms() + 1, 10) == 1
+    assert await store.get_approval(QuestionId("q_h1")) is None
+    assert await store.votes(QuestionId("q_h1")) == []
+    assert await store.get_approval(QuestionId("q_h2")) is not None  # pending: kept
+    assert (await verify(store)).ok  # the audit is audit_keep's
