@@ -15,7 +15,13 @@ from bridge.model.adapter import (
     Reminding,
     Routed,
 )
-from bridge.model.approval import arguments_problems
+from bridge.model.approval import (
+    ApprovalRequest,
+    ApprovalResult,
+    arguments_problems,
+    parse_approval_request,
+)
+from bridge.model.canonical import payload_hash
 from bridge.model.contract import AskRequest, AskResult
 from bridge.model.errors import UnsupportedMedia
 from bridge.model.ids import (
@@ -97,6 +103,8 @@ __all__ = [
     "AgentName",
     "AnswerSubmitted",
     "ApprovalDecided",
+    "ApprovalRequest",
+    "ApprovalResult",
     "AskRequest",
     "AskResult",
     "BadJson",
@@ -164,9 +172,11 @@ __all__ = [
     "hand_in",
     "negotiate",
     "parse_answer",
+    "parse_approval_request",
     "parse_ask_request",
     "parse_json",
     "parse_reply",
+    "payload_hash",
     "prompt_text",
     "same_secret",
     "sign",

@@ -12,7 +12,7 @@ from bridge.core.ballots import Ballot, Ballots
 from bridge.core.broker import Broker, new_question_id
 from bridge.model.approval import ApprovalNoAnswer, ApprovalRequest, ApprovalResult, DecidedBy
 from bridge.model.contract import AskRequest
-from bridge.model.errors import Forbidden, NotFound
+from bridge.model.errors import Conflict, Forbidden, NotFound
 from bridge.model.ids import AgentName, QuestionId, SessionKey, SurfaceId, UserRef
 from bridge.runtime.config import AgentConfig
 from bridge.runtime.people import ApprovalPolicy, People
@@ -88,13 +88,27 @@ class Approvals:
                 AuditDraft("requested", question.id, requested_data(name, session, request,
                                                                     policy), question.created_at))
 
-        question = await self.broker.ask(agent.name, session,
-                                         backing_request(request, agent.locale),
-                                         waiting=waiting, approval=request, create=create)
+        try:
+            question = await self.broker.ask(agent.name, session,
+                                             backing_request(request, agent.locale),
+                                             waiting=waiting, approval=request, create=create)
+        except Conflict as conflict:  # the same request again (a retry): the same approval
+            same = await self._same(conflict, request)
+            if same is None:
+                raise
+            return same
         log.info("approval_requested", approval_id=question.id, agent=agent.name,
                  tool=request.tool, risk=request.risk)
         return ApprovalRecord(question.id, name, session, request, request.payload_hash, policy,
                               "pending", question.created_at, question.expires_at)
+
+    async def _same(self, conflict: Conflict, request: ApprovalRequest) -> ApprovalRecord | None:
+        pending = conflict.extra.get("pendingId")
+        approval = await self.store.get_approval(QuestionId(pending)) if pending else None
+        if approval is not None and approval.pending and approval.request == request:
+            log.info("approval_reattached", approval_id=approval.id)
+            return approval
+        return None
 
     async def _by_rule(self, agent: AgentName, session: SessionKey, request: ApprovalRequest,
                        policy: Policy, rule: RuleRecord) -> ApprovalRecord:

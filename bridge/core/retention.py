@@ -58,6 +58,7 @@ class Retention:
         before = now_ms() - self.keep * 1000
         questions = await self._drain(self.store.delete_ended, before)
         events = await self._drain(self.store.delete_old_events, before)
+        await self._drain(self.store.delete_old_approvals, before)
         if questions or events:
             log.info("retention_deleted", questions=questions, events=events)
         return questions, events

@@ -55,6 +55,10 @@ class ApprovalStore(Protocol):
         """Write a no_answer result once (the backing question expired or was cancelled)."""
         ...
 
+    async def delete_old_approvals(self, before: int, limit: int) -> int:
+        """Retention: approvals decided before `before` (ms), with their votes, and ended rules."""
+        ...
+
     async def active_rule(self, agent: AgentName, tool: str, payload_hash: str,
                           now: int) -> RuleRecord | None: ...
 

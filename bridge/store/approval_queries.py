@@ -42,6 +42,7 @@ class _Lost(Exception):
 
 class _Backend(Protocol):
     approval_lock: str
+    row_lock: str
 
     def _tx(self) -> AbstractAsyncContextManager[Any]: ...
 
@@ -165,6 +166,22 @@ class ApprovalQueries(AuditQueries):
             if changed:
                 await self.append_audit(db, audit)
             return bool(changed)
+
+    async def delete_old_approvals(self: _Backend, before: int, limit: int) -> int:
+        """Retention: delete up to `limit` approvals decided before `before` (ms) with their
+        votes, and rules that ended by then; their audit entries stay (`audit_keep`)."""
+        async with self._tx() as db:
+            rows = await db.rows(
+                "SELECT id FROM approvals WHERE status <> 'pending' AND decided_at < ? "
+                "ORDER BY decided_at LIMIT ?" + self.row_lock, (before, limit))
+            ids = [r[0] for r in rows]
+            if ids:
+                marks = ", ".join("?" * len(ids))
+                await db.execute(f"DELETE FROM approval_votes WHERE approval_id IN ({marks})", ids)
+                await db.execute(f"DELETE FROM approvals WHERE id IN ({marks})", ids)
+            await db.execute("DELETE FROM approval_rules WHERE expires_at < ? OR revoked_at < ?",
+                             (before, before))
+            return len(ids)
 
     async def active_rule(self: _Backend, agent: AgentName, tool: str, payload_hash: str,
                           now: int) -> RuleRecord | None:

@@ -49,9 +49,9 @@ def option_labels(locale: str) -> list[str]:
 
 
 def _choice_of(word: str) -> Choice | None:
-    low = word.casefold()
+    low = word.casefold().rstrip(":,.;!)")
     for number, choice in (("1", "approve"), ("2", "reject"), ("3", "allow")):
-        if low.rstrip(").") == number:
+        if low == number:
             return choice  # type: ignore[return-value]
     if low in APPROVE_WORDS:
         return "approve"
