@@ -13,6 +13,7 @@ import discord
 
 from adapters.discord.ids import CUSTOM_ID_PREFIX, surface_for
 from bridge import (
+    DEFAULT_LOCALE,
     ApprovalDecided,
     ButtonsLayout,
     Prompt,
@@ -93,11 +94,12 @@ def modal(tap: Tap, prompt: Prompt | None, locale: str) -> discord.ui.Modal:
     return result
 
 
-def decision(tap: Tap, channel_id: int, user_id: int, authorized: bool, locale: str,
+def decision(tap: Tap, channel_id: int, user_id: int, authorized: bool, locale: str | None,
              text: str | None = None) -> ApprovalDecided | str:
     """A button (approve, allow) or a modal's text (reason, arguments) as the decision; for
-    arguments that are not a JSON object, the sentence saying so."""
+    arguments that are not a JSON object, the sentence saying so. `locale` None: the surface's."""
     extra: dict[str, Any] = {}
+    words = locale or DEFAULT_LOCALE
     choice: Literal["approve", "reject", "allow"] = "allow" if tap.kind == "allow" else "approve"
     if tap.kind == "reason":
         choice, extra = "reject", {"reason": (text or "").strip()}
@@ -105,10 +107,10 @@ def decision(tap: Tap, channel_id: int, user_id: int, authorized: bool, locale: 
         try:
             arguments = parse_json(text or "")
         except ValueError as exc:
-            return tr(locale, "That is not valid JSON ({error}); press Edit again and send the "
+            return tr(words, "That is not valid JSON ({error}); press Edit again and send the "
                       "arguments as a JSON object.", error=str(exc))
         if not isinstance(arguments, dict):
-            return tr(locale, "The arguments must be a JSON object; press Edit again.")
+            return tr(words, "The arguments must be a JSON object; press Edit again.")
         extra = {"arguments": arguments}
     return ApprovalDecided(surface=surface_for(channel_id), user=UserRef(str(user_id)),
                            approval_id=tap.question_id, decision=choice, authorized=authorized,

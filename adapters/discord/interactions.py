@@ -12,6 +12,7 @@ import structlog
 from adapters.discord import approval, inbound, native, render
 from adapters.discord.ids import surface_for
 from bridge import (
+    DEFAULT_LOCALE,
     AnswerSubmitted,
     ButtonPressed,
     InboundReply,
@@ -162,14 +163,15 @@ async def answer_approval(interaction: discord.Interaction[Any], sink: InboundSi
     (the reason, the edited arguments) votes. The verdict comes back ephemerally."""
     channel_id = interaction.channel_id or 0
     prompt = await queries.prompt_for(tap.question_id, surface_for(channel_id))
-    locale = prompt.locale if prompt is not None else "en"
     if tap.kind in ("reject", "edit"):
         if prompt is None:
-            await tell(interaction, tr(locale, "This approval has already been decided."), False)
+            await tell(interaction, tr(DEFAULT_LOCALE, "This approval has already been decided."),
+                       False)
         else:
-            await interaction.response.send_modal(approval.modal(tap, prompt, locale))
+            await interaction.response.send_modal(approval.modal(tap, prompt, prompt.locale))
         return
-    event = approval.decision(tap, channel_id, interaction.user.id, authorized, locale,
+    event = approval.decision(tap, channel_id, interaction.user.id, authorized,
+                              prompt.locale if prompt is not None else None,
                               approval.typed(interaction.data))
     if isinstance(event, str):
         await tell(interaction, event, False)

@@ -14,6 +14,7 @@ from adapters.slack.config import SlackConfig
 from adapters.slack.ids import surface_for, target_of
 from adapters.slack.inbound import may_answer
 from bridge import (
+    DEFAULT_LOCALE,
     ApprovalDecided,
     InboundSink,
     Queries,
@@ -59,7 +60,7 @@ class ApprovalTaps:
         surface = surface_for(channel, thread)
         queries = self.adapter.queries
         prompt = await queries.prompt_for(question_id, surface) if queries else None
-        locale = prompt.locale if prompt else "en"
+        locale = prompt.locale if prompt else None  # ended: the core answers in the surface's
         if kind in ("reject", "edit") and prompt is not None and body.get("trigger_id"):
             try:
                 await self.adapter.client.views_open(
@@ -69,8 +70,10 @@ class ApprovalTaps:
             except NETWORK as exc:
                 log.info("slack_modal_unavailable", error=api_error(exc))
         if kind in ("reject", "edit"):  # no modal: a thread reply decides as well
-            await self.adapter.tell(channel, user, tr(
-                locale, 'Reply in this message\'s thread with "reject <reason>".'), thread)
+            words = locale or DEFAULT_LOCALE
+            told = (tr(words, "This approval has already been decided.") if prompt is None else
+                    tr(words, 'Reply in this message\'s thread with "reject <reason>".'))
+            await self.adapter.tell(channel, user, told, thread)
             return True
         reply = await self.adapter.sink.approval_decided(ApprovalDecided(
             surface, UserRef(user), question_id, "allow" if kind == "allow" else "approve",
@@ -94,18 +97,19 @@ class ApprovalTaps:
             return
         queries, sink = self.adapter.queries, self.adapter.sink
         prompt = await queries.prompt_for(question_id, surface) if queries else None
-        locale = prompt.locale if prompt else "en"
+        locale = prompt.locale if prompt else None
+        words = locale or DEFAULT_LOCALE
         extra: dict[str, Any] = {"reason": text}
         if kind == "edit":
             try:
                 extra = {"arguments": parse_json(text)}
             except ValueError as exc:
                 await ack(response_action="errors", errors={BLOCK: caption(tr(
-                    locale, "That is not valid JSON ({error}).", error=str(exc)), 150)})
+                    words, "That is not valid JSON ({error}).", error=str(exc)), 150)})
                 return
             if not isinstance(extra["arguments"], dict):
                 await ack(response_action="errors", errors={BLOCK: tr(
-                    locale, "The arguments must be a JSON object.")})
+                    words, "The arguments must be a JSON object.")})
                 return
         channel, thread = target_of(surface)
         assert sink is not None

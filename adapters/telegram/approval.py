@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from telegram import ForceReply
 
@@ -24,7 +24,8 @@ from bridge import (
     tr,
 )
 
-__all__ = ["APPROVAL_KINDS", "Ask", "answer_event", "keyboard", "request", "tap_decision"]
+__all__ = ["APPROVAL_KINDS", "Ask", "Asked", "answer_event", "decision", "keyboard", "request",
+           "tap_decision"]
 FINGERPRINT = 12
 """Hex characters of the payload hash a button carries (Telegram's callback data is ≤ 64 bytes)."""
 EDIT_ROOM = 3800
@@ -51,12 +52,16 @@ def keyboard(prompt: Prompt) -> Keyboard:
                             [*second, key(allow, "allow")]])
 
 
+Asked = Literal["reject", "edit"]
+"""What a force-reply asks for: a rejection's reason, or the edited arguments."""
+
+
 @dataclass(frozen=True, slots=True)
 class Ask:
     """A force-reply we sent for an approval: what the reply to it is (a reason, arguments)."""
 
     question_id: QuestionId
-    kind: ApprovalKind
+    kind: Asked
     fingerprint: str
 
 
@@ -79,7 +84,7 @@ def tap_decision(where: Where, user_id: int, answerers: list[int], pressed: Call
                     pressed.fingerprint, locale)
 
 
-def request(kind: ApprovalKind, prompt: Prompt | None, locale: str) -> tuple[str, ForceReply]:
+def request(kind: Asked, prompt: Prompt | None, locale: str) -> tuple[str, ForceReply]:
     """The force-reply message Reject (its reason) or Edit (the arguments) sends."""
     if kind == "reject":
         text = tr(locale, "Why reject it? Reply to this message with your reason; the agent "

@@ -103,34 +103,38 @@ class Taps:
             await self.show(reply.prompt, tap, native.after_tap(reply.prompt, pressed))
 
     async def on_approval_tap(self, update: Update, tap: inbound.Tap, pressed: Callback) -> None:
-        """Approve / Allow 1 h vote at once; Reject and Edit ask by force-reply first."""
-        query, sink, where = update.callback_query, self.adapter.sink, tap.where
-        assert query is not None and sink is not None
-        locale = await self._locale(pressed.question_id, where)
-        if where is None:
-            await self.on_stale(update, ContextTypes.DEFAULT_TYPE)  # type: ignore[arg-type]
+        """Approve / Allow 1 h vote at once; Reject and Edit ask by force-reply first. Every
+        press is answered once: a toast, an alert, or nothing but the request that follows."""
+        query, sink, queries, where = (update.callback_query, self.adapter.sink,
+                                       self.adapter.queries, tap.where)
+        assert query is not None and sink is not None and queries is not None
+        if where is None:  # a message the bot cannot see any more
+            await query.answer(tr(self.adapter.locale, "This button is no longer valid."),
+                               show_alert=True)
             return
+        prompt = await queries.prompt_for(pressed.question_id, where.surface)
+        locale = prompt.locale if prompt is not None else self.adapter.locale
         event = approval.tap_decision(where, tap.user_id, self.adapter.config.answerers,
                                       pressed, locale)
+        if event is None and prompt is None:  # Reject or Edit on an approval that ended
+            await query.answer(tr(locale, "This approval has already been decided."),
+                               show_alert=True)
+            return
         if event is not None:
             reply = await sink.approval_decided(event)
             log.info("telegram_approval_tap", question_id=pressed.question_id, kind=pressed.kind,
                      accepted=reply.accepted)
             await _answer(query, reply)
             return
+        assert prompt is not None
         await query.answer()
-        queries = self.adapter.queries
-        prompt = await queries.prompt_for(pressed.question_id, where.surface) if queries else None
-        if prompt is None:
-            await query.answer(tr(locale, "This approval has already been decided."),
-                               show_alert=True)
-            return
-        text, markup = approval.request(pressed.kind, prompt, locale)  # type: ignore[arg-type]
+        kind: approval.Asked = "reject" if pressed.kind == "reject" else "edit"
+        text, markup = approval.request(kind, prompt, locale)
         message_id = await self.adapter.call.send(
             self.adapter.bot(), where.chat_id, where.thread_id, [(text, markup)],
             Priority.PROMPT)
         self.approval_asks[(where.chat_id, message_id)] = approval.Ask(
-            pressed.question_id, pressed.kind, pressed.fingerprint)  # type: ignore[arg-type]
+            pressed.question_id, kind, pressed.fingerprint)
 
     async def _locale(self, question_id: QuestionId, where: inbound.Where | None) -> str:
         queries = self.adapter.queries

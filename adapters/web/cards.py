@@ -20,7 +20,7 @@ def card(view: dict[str, Any]) -> dict[str, Any]:
         "risk": request.get("risk", "medium"), "arguments": request.get("arguments") or {},
         "argumentsSchema": request.get("argumentsSchema"),
         "allowEdit": bool(request.get("allowEdit", request.get("arguments") is not None)),
-        "hash": view["payloadHash"],
+        "hash": view["payloadHash"], "status": view["status"], "result": view.get("result"),
         "votes": {"have": sum(1 for v in view.get("votes", []) if v["decision"] == "approve"),
                   "required": policy.get("required", 1)},
     }

@@ -12,7 +12,20 @@ function summaryLines(view) {
     h("span", { class: "sum-answer", text: ((answers[q.id] || {}).answers || []).join(", ") })));
 }
 
+// An approval's end in words: who approved (and whether they edited the arguments), or rejected why.
+function decision(view) {
+  const result = view.approval.result || {};
+  const by = (result.decidedBy || []).map((d) => d.user).join(", ");
+  if (result.status === "approved") {
+    return h("div", { class: "reply" }, h("div", { class: "reply-label", text: t("Approved by {names}", { names: by }) }),
+      result.edited ? h("div", { class: "sum-line", text: t("with edited arguments") }) : null);
+  }
+  return h("div", { class: "reply elsewhere" }, h("div", { class: "reply-label", text: t("Rejected by {names}", { names: by }) }),
+    result.reason ? h("div", { class: "sum-line sum-answer", text: result.reason }) : null);
+}
+
 function outcome(view) {
+  if (view.approval && view.approval.result && view.approval.result.status !== "no_answer") return decision(view);
   if (view.status === "pending") {
     return h("div", { class: "outcome pending" }, h("span", { class: "pill wait",
       text: view.answerable ? t("Waiting for your answer") : t("Waiting for an answer on another surface") }));

@@ -136,6 +136,9 @@ async def test_the_card_edits_with_problems_inline_then_approves(tmp_path: Path,
         assert result["status"] == "approved" and result["edited"] is True
         assert result["arguments"] == {"deployment": "web", "replicas": 5}
         await expect(card).to_have_count(0)
+        entry = page.locator(".entry").last
+        await expect(entry.locator(".reply-label")).to_have_text("Approved by web")
+        await expect(entry.locator(".sum-line")).to_have_text("with edited arguments")
 
 
 async def test_the_keyboard_alone_rejects_with_a_reason(tmp_path: Path,
