@@ -80,9 +80,10 @@ export class ApprovalCard {
         h("code", { text: a.tool })) : null,
       votes,
       this.mode === "edit" ? this.editor() : this.arguments(),
-      h("div", { class: "ap-hash", title: a.hash },
+      // The fingerprint every surface shows (`Payload: #3f1c0a9b52de`); the whole SHA-256 on hover.
+      h("div", { class: "ap-hash", title: `sha256:${a.hash}` },
         h("span", { class: "ap-key", text: t("Payload") }),
-        h("code", { text: `sha256:${a.hash.slice(0, 16)}…` })),
+        h("code", { text: `#${a.hash.slice(0, 12)}` })),
       this.mode === "reject" ? this.rejectField() : null,
       this.mode === "allow" ? this.allowChoice() : null,
       this.error ? h("div", { class: "error", role: "alert", text: this.error }) : null);
