@@ -147,3 +147,24 @@ async def test_an_expired_approval_is_no_answer_and_its_buttons_go(platform: str
         assert result == {"status": "no_answer", "reason": "expired"}
         await until(lambda: not who.person.controls())
         assert "Expired" in who.person.text()
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+async def test_indonesian_buttons_and_reason_request(platform: str, tmp_path: Path) -> None:
+    """The words around the agent's are Indonesian: the four buttons, what Reject asks, and
+    what the person is told back."""
+    async with driver(platform) as person:
+        config = make_config(tmp_path, surfaces=[person.surface], **person.section("all"))
+        agents = [config.agents[0].model_copy(update={"locale": "id"}), *config.agents[1:]]
+        config = config.model_copy(update={"agents": agents})
+        async with running(config, person.env) as r:
+            who = approver(person)
+            approval_id = await _prompted(r, person)
+            assert person.controls() == ["Setujui", "Tolak", "Ubah", "Izinkan 1 jam"]
+            told = await who.reject("  ")
+            assert told is not None and "tolak" in told.casefold(), told
+            await who.reject("jangan sekarang")
+            result = await decided(r, approval_id)
+            assert result["reason"] == "jangan sekarang"
+            await until(lambda: not person.controls())
+            assert "Ditolak oleh" in person.text()

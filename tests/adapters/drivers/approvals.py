@@ -73,10 +73,10 @@ class TelegramApprover:
         return str(self.fake.calls_of("sendMessage")[-1]["text"])
 
     async def reject(self, reason: str) -> str | None:
-        return await self._answer("Reject", reason)
+        return await self._answer(self.person.controls()[1], reason)
 
     async def edit(self, arguments: str) -> str | None:
-        return await self._answer("Edit", arguments)
+        return await self._answer(self.person.controls()[2], arguments)
 
     def edit_shows(self) -> str:
         return self.shown
@@ -109,10 +109,10 @@ class DiscordApprover:
         return str(done.data.get("content")) if done.type == 4 else None
 
     async def reject(self, reason: str) -> str | None:
-        return await self._modal("Reject", reason)
+        return await self._modal(self.person.controls()[1], reason)
 
     async def edit(self, arguments: str) -> str | None:
-        return await self._modal("Edit", arguments)
+        return await self._modal(self.person.controls()[2], arguments)
 
     def edit_shows(self) -> str:
         return self.shown
@@ -164,10 +164,10 @@ class SlackApprover:
         return None
 
     async def reject(self, reason: str) -> str | None:
-        return await self._modal("Reject", reason)
+        return await self._modal(self.person.controls()[1], reason)
 
     async def edit(self, arguments: str) -> str | None:
-        return await self._modal("Edit", arguments)
+        return await self._modal(self.person.controls()[2], arguments)
 
     def edit_shows(self) -> str:
         return self.shown
