@@ -108,11 +108,15 @@ def fanout_rows(report: Report, f: dict[str, Any], single_ask_ms: float | None) 
 
 def replica_rows(report: Report, f: dict[str, Any]) -> None:
     report.emit("replicas", **f)
-    for key in ("r1", "r3"):
+    for key in ("r1", "r2", "r3"):
         r = f[key]
         report.row(f"PostgreSQL, {r['replicas']} replica(s): asks/s / answer median / p99",
                    f"{r['asks_per_s']} / {r['answer']['median_ms']:.2f} / "
                    f"{r['answer']['p99_ms']:.2f} ms", "(report)")
+        report.row(f"PostgreSQL, {r['replicas']} replica(s): CPU per ask, askbridge (all "
+                   "replicas) / PostgreSQL backends",
+                   f"{r['server_cpu_ms_per_ask']} / {r['pg_cpu_ms_per_ask']} ms "
+                   f"({r['pg_backends']} backends)", "(report)")
 
 
 def burst_rows(report: Report, b: dict[str, Any]) -> None:
