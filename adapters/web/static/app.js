@@ -14,6 +14,7 @@ const state = {
   sessions: [], pending: [], current: null, timeline: [], notes: [], keep: null,
   drafts: new Map(), collapsed: new Set(), panel: null, dockKey: "", signedOut: false,
   pinned: false, // a person opened this session (a click, its address): the page stays on it
+  rejecting: false, // opened by an approval notification's Reject: the card asks the reason
 };
 
 // HTTP ----------------------------------------------------------------------------------------
@@ -156,6 +157,7 @@ function renderTimeline() {
 
 function renderDock() {
   const view = state.current ? pendingFor(state.current) : null;
+  if (view && view.approval && state.rejecting) state.collapsed.delete(view.id);
   const collapsed = view ? state.collapsed.has(view.id) : false;
   const mode = narrowQuery.matches ? "narrow" : "wide";
   const key = `${view ? view.id : ""}|${collapsed}|${mode}`;
@@ -171,7 +173,9 @@ function renderDock() {
     slot.replaceChildren(...(others.length ? [waitingBar(others, nextSession)] : []));
     return;
   }
-  if (key === state.dockKey) return;
+  // An approval notification's Reject opens the card at `#agent/session/reject`: ask the reason.
+  const rejecting = Boolean(view.approval) && state.rejecting;
+  if (key === state.dockKey && !rejecting) return;
   state.dockKey = key;
   if (!state.drafts.has(view.id)) state.drafts.set(view.id, newDraft());
   if (!state.panel || state.panel.view.id !== view.id) {
@@ -181,13 +185,13 @@ function renderDock() {
         ...common, submit: (answers) => answer(view, answers), skip: () => answer(view, null) });
   }
   state.panel.narrow = mode === "narrow";
-  // An approval notification's Reject opens the card at `#agent/session/reject`: ask the reason.
-  if (view.approval && location.hash.endsWith("/reject") && state.panel.mode === "idle") {
+  if (rejecting) {
     state.panel.mode = "reject";
-    history.replaceState(null, "", location.hash.slice(0, -"/reject".length));
+    state.rejecting = false;
   }
   if (collapsed) slot.replaceChildren(questionBar(view));
   else slot.replaceChildren(state.panel.render(true));
+  if (rejecting) state.panel.focus(); // (re)attached just now: the reason field takes the focus
 }
 
 function currentQuestion(view) {
@@ -310,6 +314,7 @@ function relabel() {
 
 function start() {
   if (decodeHash()) state.pinned = true; // opened at a session's address
+  state.rejecting = location.hash.endsWith("/reject");
   showConnection();
   languageSwitch();
   onLanguage(relabel);
@@ -327,7 +332,11 @@ function start() {
     const panel = state.panel;
     if (panel && panel.root.isConnected && !ev.defaultPrevented) panel.onKey(ev);
   });
-  window.addEventListener("hashchange", () => { const key = decodeHash(); if (key) open(key); });
+  window.addEventListener("hashchange", () => {
+    state.rejecting = location.hash.endsWith("/reject");
+    const key = decodeHash();
+    if (key) open(key);
+  });
   narrowQuery.addEventListener("change", renderDock);
   narrowQuery.addEventListener("change", languageSwitch);
   setInterval(tick, 1000);

@@ -200,3 +200,16 @@ async def test_on_a_phone_in_indonesian_the_arguments_wrap(tmp_path: Path,
         assert box is not None and box["height"] >= 44
         assert re.search(r"monospace|Mono", await args.evaluate(
             "el => getComputedStyle(el).fontFamily"))
+
+
+async def test_a_notifications_reject_opens_the_card_asking_why(tmp_path: Path,
+                                                              browser: Browser) -> None:
+    """What sw.js opens for an approval notification's Reject: `<panel url>/reject`."""
+    async with running(config(tmp_path)) as r, signed_in(browser, r) as page:
+        await request_approval(r)
+        await expect(page.locator(".approval")).to_be_visible()
+        await page.goto(f"{r.url}/#assistant/main/reject")
+        reason = page.locator(".approval").get_by_label("Reason")
+        await expect(reason).to_be_visible()
+        await expect(reason).to_be_focused()
+        assert page.url.endswith("#assistant/main"), "the address is the panel's again"
