@@ -126,6 +126,19 @@ async def test_http_mcp_client_timing_out_then_leaving_cancels_the_question(
         assert ended.reason == "cancelled"
 
 
+async def test_http_mcp_host_reissuing_a_timed_out_call_reattaches(tmp_path: Path) -> None:
+    async with running(make_config(tmp_path)) as r, at(r) as host:
+        await host.call(DEPLOY, tag="first", timeout=1)
+        assert "Timed out" in (await host.expect("error", "first"))["error"]
+        first = await r.bridge.store.pending_questions()
+        await host.call(DEPLOY, tag="again")
+        await answer_when_pending(r, "canary")
+        result = await host.result("again")
+        line = await r.bridge.store.timeline("assistant", "mcp-http")  # type: ignore[arg-type]
+    assert result["structuredContent"] == EXPECTED
+    assert [q.id for q in line] == [first[0].id]  # the same question: asked once
+
+
 def test_a_client_closing_its_stream_is_one_line_not_a_traceback(
         caplog: pytest.LogCaptureFixture) -> None:
     import logging

@@ -1,13 +1,20 @@
 """The ask_user tool over stdio (`askbridge mcp`) with an SDK 1.x host (2025-11-25, in its own
-process: tests/bridge/mcp/old_host.py): listed, answered, cancelled, refused."""
+process: tests/bridge/mcp/old_host.py): listed, answered, cancelled, refused; and with SDK 2.x
+hosts of both revisions."""
 
 from __future__ import annotations
 
+import asyncio
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+from mcp import Client, StdioServerParameters
+
 from tests.adapters.webhook.support import post_reply
+from tests.bridge.mcp.new_host import MODERN, MODES
 from tests.bridge.mcp.old_host import old_host
 from tests.harness import AGENT_TOKEN, SUB_TOKEN, Running, make_config, running, until
 from tests.samples import DEPLOY
@@ -98,3 +105,27 @@ async def test_stdio_without_a_server_tells_the_model_what_to_do(tmp_path: Path)
     text = result["content"][0]["text"]
     assert result["isError"] is True
     assert f"not reachable at {url}" in text and "askbridge serve" in text
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_stdio_with_an_sdk_2_host_of_either_revision(tmp_path: Path, mode: str) -> None:
+    updates: list[str | None] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        updates.append(message)
+
+    params = StdioServerParameters(command=sys.executable, args=["-m", "bridge", "mcp"], env={
+        "ASKBRIDGE_URL": "", "ASKBRIDGE_TOKEN": AGENT_TOKEN, "ASKBRIDGE_SESSION": "mcp",
+        "ASKBRIDGE_PROGRESS_SECONDS": "0.2", "PATH": "/usr/bin:/bin"})
+    async with running(make_config(tmp_path)) as r:
+        params.env = {**(params.env or {}), "ASKBRIDGE_URL": r.url}
+        async with Client(params, mode=mode) as host:
+            assert host.protocol_version == (MODERN if mode == MODERN else "2025-11-25")
+            assert [t.name for t in (await host.list_tools()).tools] == ["ask_user"]
+            call = asyncio.create_task(host.call_tool("ask_user", DEPLOY,
+                                                      progress_callback=on_progress))
+            await until(lambda: updates)
+            await answer_when_pending(r, "canary")
+            result = await call
+    assert result.structured_content == EXPECTED
+    assert "s left" in (updates[0] or "")
