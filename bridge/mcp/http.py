@@ -105,7 +105,7 @@ def mcp_mount(
     server.middleware.append(RequestStateBoundary(RequestStateSecurity(
         keys=[state_key], bind_principal=lambda _: _current.get()[0]), default_audience="askbridge"))
     manager = StreamableHTTPSessionManager(server, stateless=False, json_response=False,
-                                           max_sessions=None, session_idle_timeout=None)
+                                           max_sessions=None)
     sessions = AgentSessions(sessions_per_agent)
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:

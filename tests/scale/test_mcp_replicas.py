@@ -17,8 +17,7 @@ from tests.bridge.mcp.new_host import answer, new_host
 from tests.harness import AGENT_TOKEN, until
 from tests.pg import scratch_database, server_url
 from tests.samples import DEPLOY
-from tests.scale.replicas import Replica
-from tests.scale.test_replica_processes import replicas, reply, write_config
+from tests.scale.replicas import Replica, replicas, reply, write_config
 
 pytestmark = pytest.mark.skipif(server_url() is None, reason="ASKBRIDGE_TEST_POSTGRES_URL=off")
 
