@@ -145,8 +145,11 @@ def mcp_mount(
 
     @asynccontextmanager
     async def lifespan(_: Any) -> AsyncIterator[None]:
-        async with manager.run():
-            yield
+        try:
+            async with manager.run():
+                yield
+        finally:
+            await waits.close()
 
     return app, lifespan
 
