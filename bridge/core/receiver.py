@@ -116,10 +116,10 @@ class Receiver:
                                       tr(loc, SKIPPED), loc)
         if event.partial:
             return await self.native.partial_submitted(record, event)
-        problem = _check_answers(list(record.request.questions), event.answers, loc)
+        problem = check_answers(list(record.request.questions), event.answers, loc)
         if problem:
             return InboundReply(handled=True, text=problem, question_id=record.id, locale=loc)
-        answers = _canonical(list(record.request.questions), event.answers)
+        answers = canonical_answers(list(record.request.questions), event.answers)
         return await self.answering.finish(record, AskResult.answered(answers), event,
                                   accepted_text(record, answers, loc), loc)
 
@@ -213,7 +213,7 @@ class Receiver:
                             text=_missing_text(questions, merged, outcome, loc), locale=loc)
 
 
-def _check_answers(questions: list[Question], answers: dict[str, list[str]],
+def check_answers(questions: list[Question], answers: dict[str, list[str]],
                    locale: str) -> str | None:
     for q in questions:
         given = [a.strip() for a in answers.get(q.id, []) if a.strip()]
@@ -225,7 +225,8 @@ def _check_answers(questions: list[Question], answers: dict[str, list[str]],
     return None
 
 
-def _canonical(questions: list[Question], answers: dict[str, list[str]]) -> dict[str, list[str]]:
+def canonical_answers(questions: list[Question], answers: dict[str, list[str]]
+                      ) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for q in questions:
         given = list(dict.fromkeys(a.strip() for a in answers[q.id] if a.strip()))

@@ -15,6 +15,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 import anyio
+import mcp.types as mt
 import structlog
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
@@ -28,6 +29,7 @@ from bridge.core.blocking_ask import ask_and_wait
 from bridge.core.broker import Broker
 from bridge.http.bodies import reread
 from bridge.http.responses import refusal
+from bridge.mcp import apps
 from bridge.mcp.origins import OriginGuard
 from bridge.mcp.sessions import AgentSessions
 from bridge.mcp.tool import AskFailure, Progress, build_server, with_progress
@@ -65,6 +67,11 @@ class BrokerAsker:
         session = session_key(self.session)  # a bad header is the same refusal as over /v1
         waiting = self._result(session, request)
         return await with_progress(waiting, progress, self.interval, request.timeout_seconds)
+
+    async def answer_card(self, arguments: dict[str, Any]) -> mt.CallToolResult:
+        """The person's answer from the question card (MCP Apps), for this agent only."""
+        return await apps.answer(self.broker, self.agent, str(session_key(self.session)),
+                                 arguments)
 
     async def _result(self, session: SessionKey, request: AskRequest) -> AskResult:
         try:

@@ -5,12 +5,15 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import mcp.types as mt
 from mcp.server.lowlevel import Server
+from mcp.server.lowlevel.helper_types import ReadResourceContents
+from mcp.shared.exceptions import McpError
 
 from bridge.http.openapi import RESPONSE_SCHEMAS
+from bridge.mcp import apps
 from bridge.model.contract import AskResult, tool_input_schema
 from bridge.model.errors import error_body
 from bridge.model.validation import InvalidRequest, Problem
@@ -42,19 +45,28 @@ class Asker(Protocol):
     async def ask(self, arguments: dict[str, Any], progress: Progress) -> AskResult: ...
 
 
+@runtime_checkable
+class CardAsker(Asker, Protocol):
+    """An asker whose host may show the question card (MCP Apps) and answer through it."""
+
+    async def answer_card(self, arguments: dict[str, Any]) -> mt.CallToolResult: ...
+
+
 def output_schema() -> dict[str, Any]:
     """The `AskResult` the call's structured content holds: answered, or no_answer and why."""
     return {"type": "object", "oneOf": [RESPONSE_SCHEMAS["Answered"],
                                         RESPONSE_SCHEMAS["NoAnswer"]]}
 
 
-def tool() -> mt.Tool:
+def tool(card: bool = False) -> mt.Tool:
+    """`ask_user`; with `card`, it names the question card hosts with MCP Apps show."""
     return mt.Tool(
         name=TOOL_NAME,
         title="Ask the user",
         description=GUIDANCE,
         inputSchema=tool_input_schema(),
         outputSchema=output_schema(),
+        _meta=apps.ask_meta() if card else None,
     )
 
 
@@ -107,12 +119,34 @@ def build_server(asker_for: Callable[[], Asker], name: str = "askbridge") -> Ser
     server: Server[Any, Any] = Server(name, version=package_version(), instructions=GUIDANCE)
 
     # The SDK's decorators are untyped; the handlers below are fully typed.
+    def apps_host() -> bool:
+        params = server.request_context.session.client_params
+        return apps.host_renders_apps(params.capabilities if params else None)
+
     @server.list_tools()  # type: ignore[no-untyped-call, untyped-decorator]
     async def list_tools() -> list[mt.Tool]:
-        return [tool()] if await asker_for().may_ask() else []
+        asker = asker_for()
+        card = isinstance(asker, CardAsker)
+        tools = [tool(card)] if await asker.may_ask() else []
+        return [*tools, apps.answer_tool()] if card and apps_host() else tools
+
+    @server.list_resources()  # type: ignore[no-untyped-call, untyped-decorator]
+    async def list_resources() -> list[mt.Resource]:
+        return [apps.card_resource()] if isinstance(asker_for(), CardAsker) else []
+
+    @server.read_resource()  # type: ignore[no-untyped-call, untyped-decorator]
+    async def read_resource(uri: Any) -> list[ReadResourceContents]:
+        if str(uri) != apps.CARD_URI or not isinstance(asker_for(), CardAsker):
+            raise McpError(mt.ErrorData(code=mt.INVALID_PARAMS,
+                                        message=f"No resource {uri}; the only one is {apps.CARD_URI}."))
+        return [ReadResourceContents(apps.card_html(), apps.CARD_MIME,
+                                     meta={"ui": {"prefersBorder": True}})]
 
     @server.call_tool(validate_input=False)  # type: ignore[untyped-decorator]
     async def call_tool(name: str, arguments: dict[str, Any]) -> Any:
+        card_asker = asker_for()
+        if name == apps.ANSWER_TOOL and isinstance(card_asker, CardAsker):
+            return await card_asker.answer_card(arguments)
         if name != TOOL_NAME:
             return failure_result(f"Unknown tool {name!r}; the only tool is {TOOL_NAME}.")
         asker = asker_for()
