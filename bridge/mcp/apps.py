@@ -32,7 +32,7 @@ SURFACE = SurfaceId("mcp:app")
 """Who answered, in the record: the person, through the host's card."""
 CARD_WORDS = (N_("Question"), N_("Choose one"), N_("Choose all that apply"), N_("Other"),
               N_("Type your own answer"), N_("Other answer for {header}"), N_("Submit"),
-              N_("Skip"), N_("Answered"), N_("Skipped"), N_("This question has ended."))
+              N_("Skip"), N_("Answered"), N_("Skipped"), N_("This question has already ended."))
 HERE = Path(__file__).resolve().parent / "card"
 
 
@@ -58,7 +58,8 @@ def answer_tool() -> mt.Tool:
         description="For askbridge's question card only: the person's answers (option labels "
                     "or their own words per question id), or null to skip.",
         inputSchema={"type": "object", "properties": {"answers": answers,
-                                                      "question_id": {"type": "string"}},
+                                                      "question_id": {"type": "string"},
+                                                      "locale": {"type": "string"}},
                      "required": ["answers"]},
         _meta={"ui": {"resourceUri": CARD_URI, "visibility": ["app"]}},
     )
@@ -90,18 +91,19 @@ def failure(text: str) -> mt.CallToolResult:
 async def answer(broker: Broker, agent: str, session: str, arguments: dict[str, Any]
                  ) -> mt.CallToolResult:
     """Answer (or skip) the calling agent's pending question from the card."""
+    chosen = arguments.get("locale")  # the card's language, for what the person reads
+    locale = chosen if isinstance(chosen, str) and chosen in LOCALES else DEFAULT_LOCALE
     record = await _pending(broker, agent, session, arguments.get("question_id"))
     if record is None:
-        return failure("There is no pending question of this agent to answer; it may have "
-                       "ended already.")
+        return failure(tr(locale, "There is no pending question of this agent to answer; it "
+                                  "may have ended already."))
     given = arguments.get("answers")
-    locale = DEFAULT_LOCALE  # the host shows the card in its own language; errors in English
     if given is None:
         result = AskResult.no_answer("skipped")
     elif not isinstance(given, dict) or not all(
             isinstance(v, list) and all(isinstance(a, str) for a in v) for v in given.values()):
         return failure('Send {"answers": {"<question id>": ["<label or text>"]}} or '
-                       '{"answers": null} to skip.')
+                       '{"answers": null} to skip.')  # for a host's developer, not a person
     else:
         questions = list(record.request.questions)
         problem = check_answers(questions, given, locale)
@@ -109,7 +111,7 @@ async def answer(broker: Broker, agent: str, session: str, arguments: dict[str, 
             return failure(problem)
         result = AskResult.answered(canonical_answers(questions, given))
     if not await broker.resolve(record.id, result, AnsweredBy(SURFACE, UserRef(agent))):
-        return failure(tr(locale, "This question has ended."))
+        return failure(tr(locale, "This question has already ended."))
     return mt.CallToolResult(content=[mt.TextContent(type="text", text=tr(locale, "Answered"))],
                              structuredContent=result.to_json())
 

@@ -60,9 +60,10 @@
     }), el("div", { class: "error", id: "error", role: "alert" }),
     el("footer", { class: "panel-foot" }, el("span", { class: "spacer" }),
       el("button", { type: "button", class: "ghost skip", id: "skip", text: t("Skip") }),
-      el("button", { type: "submit", class: "primary", id: "submit", text: t("Submit") })));
+      el("button", { type: "button", class: "primary", id: "submit", text: t("Submit") })));
     form.hidden = false;
     document.getElementById("skip").addEventListener("click", () => answer(null));
+    document.getElementById("submit").addEventListener("click", () => answer(picked()));
     const first = form.querySelector("input");
     if (first) first.focus();
     resized();
@@ -84,7 +85,7 @@
     error.textContent = "";
     for (const b of form.querySelectorAll("button")) b.disabled = true;
     try {
-      const result = await request("tools/call", { name: ANSWER_TOOL, arguments: { answers } });
+      const result = await request("tools/call", { name: ANSWER_TOOL, arguments: { answers, locale: document.documentElement.lang } });
       const text = (result.content || []).map((c) => c.text || "").join(" ");
       if (result.isError) { error.textContent = text; return; }
       finish(answers === null ? t("Skipped") : t("Answered"));
@@ -107,7 +108,15 @@
       height: document.documentElement.scrollHeight });
   }
 
-  form.addEventListener("submit", (ev) => { ev.preventDefault(); answer(picked()); });
+  // Hosts sandbox the card without `allow-forms`, where a form cannot submit: Enter in a field
+  // and the Submit button answer by script instead.
+  form.addEventListener("submit", (ev) => ev.preventDefault());
+  form.addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter" && !ev.isComposing && ev.target.matches("input")) {
+      ev.preventDefault();
+      answer(picked());
+    }
+  });
 
   window.addEventListener("message", (ev) => {
     if (ev.source !== window.parent) return;
@@ -126,9 +135,9 @@
     } else if (m.method === "ui/notifications/tool-result") {
       const s = p.structuredContent || {};
       if (s.status === "answered") finish(t("Answered"));
-      else if (s.status === "no_answer") finish(s.reason === "skipped" ? t("Skipped") : t("This question has ended."));
+      else if (s.status === "no_answer") finish(s.reason === "skipped" ? t("Skipped") : t("This question has already ended."));
     } else if (m.method === "ui/notifications/tool-cancelled") {
-      finish(t("This question has ended."));
+      finish(t("This question has already ended."));
     } else if (m.method === "ui/notifications/host-context-changed" && p.locale) {
       useLocale(p.locale);
       if (questions.length && !ended) render();

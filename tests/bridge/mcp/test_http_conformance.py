@@ -1,7 +1,8 @@
 """/mcp passes the official conformance suite's server scenarios that apply to askbridge.
 
-askbridge's server offers tools (one, `ask_user`) and nothing else: no resources, prompts,
-completions or logging, and it never asks the host for sampling or roots. Scenarios that call
+askbridge's server offers tools (`ask_user`) and one resource (the MCP Apps question card),
+nothing else: no prompts, completions or logging, and it never asks the host for sampling or
+roots. Scenarios that call
 the suite's own fixture tools (`test_image_content`, `test_sampling`, …) or need those
 capabilities do not apply; docs/mcp.md lists each and why.
 """
@@ -24,6 +25,7 @@ APPLICABLE = {
         # calls a fixture tool askbridge lacks: the unknown-tool answer is the error under test
         "tools-call-error",
         "server-sse-multiple-streams",
+        "resources-list",  # the one resource: the question card (docs/mcp.md)
         "dns-rebinding-protection",
     ],
     "2026-07-28": [
@@ -31,6 +33,7 @@ APPLICABLE = {
         "tools-list",
         "tools-call-error",
         "server-sse-multiple-streams",
+        "resources-list",
         "dns-rebinding-protection",
     ],
 }
