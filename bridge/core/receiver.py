@@ -103,10 +103,23 @@ class Receiver:
         async with self.answering.lock(event.question_id):
             return await self._apply_form(event)
 
+    async def host_answered(self, event: AnswerSubmitted) -> InboundReply:
+        """An answer from the asking agent's own MCP host (its form, `answers` None for its
+        Skip): no prompt was delivered there, so only the question's being open is checked,
+        then everything any form answer goes through."""
+        async with self.answering.lock(event.question_id):
+            record = await self.answering.open.get(event.question_id)
+            if record is None:  # it ended first (a remote answer won): the late form is ignored
+                return InboundReply(handled=True, question_id=event.question_id)
+            return await self._judge_form(record, event)
+
     async def _apply_form(self, event: AnswerSubmitted) -> InboundReply:
         record = await self.answering.open_for(event.question_id, event.surface, event.locale)
         if isinstance(record, InboundReply):
             return record
+        return await self._judge_form(record, event)
+
+    async def _judge_form(self, record: QuestionRecord, event: AnswerSubmitted) -> InboundReply:
         loc = self.answering.locale(event.surface, record, event.locale)
         if not event.authorized:
             return InboundReply(handled=True, text=self.answering.not_yours(loc), question_id=record.id,
@@ -116,10 +129,10 @@ class Receiver:
                                       tr(loc, SKIPPED), loc)
         if event.partial:
             return await self.native.partial_submitted(record, event)
-        problem = check_answers(list(record.request.questions), event.answers, loc)
+        problem = _check_answers(list(record.request.questions), event.answers, loc)
         if problem:
             return InboundReply(handled=True, text=problem, question_id=record.id, locale=loc)
-        answers = canonical_answers(list(record.request.questions), event.answers)
+        answers = _canonical(list(record.request.questions), event.answers)
         return await self.answering.finish(record, AskResult.answered(answers), event,
                                   accepted_text(record, answers, loc), loc)
 
@@ -213,7 +226,7 @@ class Receiver:
                             text=_missing_text(questions, merged, outcome, loc), locale=loc)
 
 
-def check_answers(questions: list[Question], answers: dict[str, list[str]],
+def _check_answers(questions: list[Question], answers: dict[str, list[str]],
                    locale: str) -> str | None:
     for q in questions:
         given = [a.strip() for a in answers.get(q.id, []) if a.strip()]
@@ -225,8 +238,7 @@ def check_answers(questions: list[Question], answers: dict[str, list[str]],
     return None
 
 
-def canonical_answers(questions: list[Question], answers: dict[str, list[str]]
-                      ) -> dict[str, list[str]]:
+def _canonical(questions: list[Question], answers: dict[str, list[str]]) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for q in questions:
         given = list(dict.fromkeys(a.strip() for a in answers[q.id] if a.strip()))

@@ -16,17 +16,18 @@ from pathlib import Path
 from typing import Any
 
 import mcp.types as mt
+from mcp.server.apps import APP_MIME_TYPE, EXTENSION_ID
 
 from bridge.core.broker import Broker
-from bridge.core.receiver import canonical_answers, check_answers
-from bridge.model.contract import AskResult
+from bridge.core.receiver import Receiver
 from bridge.model.ids import AgentName, QuestionId, SessionKey, SurfaceId, UserRef
-from bridge.store.records import AnsweredBy, QuestionRecord
+from bridge.model.inbound import AnswerSubmitted
+from bridge.store.records import QuestionRecord
 from bridge.text.i18n import DEFAULT_LOCALE, LOCALES, N_, tr
 
-EXTENSION = "io.modelcontextprotocol/ui"
+EXTENSION = EXTENSION_ID
 CARD_URI = "ui://askbridge/question"
-CARD_MIME = "text/html;profile=mcp-app"
+CARD_MIME = APP_MIME_TYPE
 ANSWER_TOOL = "answer_question"
 SURFACE = SurfaceId("mcp:app")
 """Who answered, in the record: the person, through the host's card."""
@@ -34,15 +35,7 @@ CARD_WORDS = (N_("Question"), N_("Choose one"), N_("Choose all that apply"), N_(
               N_("Type your own answer"), N_("Other answer for {header}"), N_("Submit"),
               N_("Skip"), N_("Answered"), N_("Skipped"), N_("This question has already ended."))
 HERE = Path(__file__).resolve().parent / "card"
-
-
-def host_renders_apps(capabilities: mt.ClientCapabilities | None) -> bool:
-    """Whether the host declared the MCP Apps extension (in `extensions`, or `experimental`)."""
-    if capabilities is None:
-        return False
-    extensions = (capabilities.model_extra or {}).get("extensions") or {}
-    experimental = capabilities.experimental or {}
-    return EXTENSION in extensions or EXTENSION in experimental
+CARD_META = {"ui": {"prefersBorder": True}}
 
 
 def ask_meta() -> dict[str, Any]:
@@ -57,17 +50,22 @@ def answer_tool() -> mt.Tool:
         name=ANSWER_TOOL, title="Answer the pending question",
         description="For askbridge's question card only: the person's answers (option labels "
                     "or their own words per question id), or null to skip.",
-        inputSchema={"type": "object", "properties": {"answers": answers,
-                                                      "question_id": {"type": "string"},
-                                                      "locale": {"type": "string"}},
-                     "required": ["answers"]},
+        input_schema={"type": "object", "properties": {"answers": answers,
+                                                       "question_id": {"type": "string"},
+                                                       "locale": {"type": "string"}},
+                      "required": ["answers"]},
         _meta={"ui": {"resourceUri": CARD_URI, "visibility": ["app"]}},
     )
 
 
 def card_resource() -> mt.Resource:
     return mt.Resource(uri=CARD_URI, name="askbridge-question", title="askbridge question",
-                       mimeType=CARD_MIME, _meta={"ui": {"prefersBorder": True}})
+                       mime_type=CARD_MIME, _meta=CARD_META)
+
+
+def card_contents() -> mt.ReadResourceResult:
+    return mt.ReadResourceResult(contents=[mt.TextResourceContents(
+        uri=CARD_URI, mime_type=CARD_MIME, text=card_html(), _meta=CARD_META)])
 
 
 @functools.cache
@@ -85,12 +83,13 @@ def card_html() -> str:
 
 
 def failure(text: str) -> mt.CallToolResult:
-    return mt.CallToolResult(content=[mt.TextContent(type="text", text=text)], isError=True)
+    return mt.CallToolResult(content=[mt.TextContent(type="text", text=text)], is_error=True)
 
 
-async def answer(broker: Broker, agent: str, session: str, arguments: dict[str, Any]
-                 ) -> mt.CallToolResult:
-    """Answer (or skip) the calling agent's pending question from the card."""
+async def answer(broker: Broker, receiver: Receiver, agent: str, session: str,
+                 arguments: dict[str, Any]) -> mt.CallToolResult:
+    """Answer (or skip) the calling agent's pending question from the card: checked like any
+    form's answer."""
     chosen = arguments.get("locale")  # the card's language, for what the person reads
     locale = chosen if isinstance(chosen, str) and chosen in LOCALES else DEFAULT_LOCALE
     record = await _pending(broker, agent, session, arguments.get("question_id"))
@@ -98,22 +97,17 @@ async def answer(broker: Broker, agent: str, session: str, arguments: dict[str, 
         return failure(tr(locale, "There is no pending question of this agent to answer; it "
                                   "may have ended already."))
     given = arguments.get("answers")
-    if given is None:
-        result = AskResult.no_answer("skipped")
-    elif not isinstance(given, dict) or not all(
-            isinstance(v, list) and all(isinstance(a, str) for a in v) for v in given.values()):
+    if given is not None and (not isinstance(given, dict) or not all(
+            isinstance(v, list) and all(isinstance(a, str) for a in v) for v in given.values())):
         return failure('Send {"answers": {"<question id>": ["<label or text>"]}} or '
                        '{"answers": null} to skip.')  # for a host's developer, not a person
-    else:
-        questions = list(record.request.questions)
-        problem = check_answers(questions, given, locale)
-        if problem:
-            return failure(problem)
-        result = AskResult.answered(canonical_answers(questions, given))
-    if not await broker.resolve(record.id, result, AnsweredBy(SURFACE, UserRef(agent))):
-        return failure(tr(locale, "This question has already ended."))
-    return mt.CallToolResult(content=[mt.TextContent(type="text", text=tr(locale, "Answered"))],
-                             structuredContent=result.to_json())
+    reply = await receiver.host_answered(AnswerSubmitted(
+        surface=SURFACE, user=UserRef(agent), question_id=record.id, answers=given,
+        locale=locale))
+    if not reply.accepted:
+        return failure(reply.text or tr(locale, "This question has already ended."))
+    return mt.CallToolResult(content=[mt.TextContent(
+        type="text", text=tr(locale, "Skipped") if given is None else tr(locale, "Answered"))])
 
 
 async def _pending(broker: Broker, agent: str, session: str, question_id: object

@@ -22,8 +22,6 @@ APPLICABLE = {
         "server-initialize",
         "ping",
         "tools-list",
-        # calls a fixture tool askbridge lacks: the unknown-tool answer is the error under test
-        "tools-call-error",
         "server-sse-multiple-streams",
         "resources-list",  # the one resource: the question card (docs/mcp.md)
         "dns-rebinding-protection",
@@ -31,12 +29,31 @@ APPLICABLE = {
     "2026-07-28": [
         "server-stateless",
         "tools-list",
-        "tools-call-error",
         "server-sse-multiple-streams",
         "resources-list",
+        "sep-2164-resource-not-found",
         "dns-rebinding-protection",
+        "caching",
+        "input-required-result-unsupported-methods",
+        "input-required-result-validate-input",
+        "http-header-validation",  # pending in the suite (its own fixture fails it), passed here
     ],
 }
+
+NOT_TESTABLE = "Not testable: server does not list the diagnostic tool"
+UNTESTABLE = {
+    # server-stateless probes fixture tools askbridge does not have (`test_missing_capability`,
+    # `test_streaming_elicitation`, `test_logging_tool`), and says so.
+    ("server-stateless", "sep-2575-server-rejects-undeclared-capability"): NOT_TESTABLE,
+    ("server-stateless", "sep-2575-missing-capability-http-400"): NOT_TESTABLE,
+    ("server-stateless", "sep-2575-http-server-no-independent-requests-on-stream"): NOT_TESTABLE,
+    ("server-stateless", "sep-2575-server-no-log-without-loglevel"): NOT_TESTABLE,
+    # caching checks every list method's hints, prompts/list too: askbridge has no prompts.
+    ("caching", "sep-2549-prompts-list-caching-hints"):
+        "prompts/list returned JSON-RPC error -32601",
+}
+"""Checks of applicable scenarios that only the suite's own fixture can pass, and how the
+suite words their failure here (any other failure of them counts)."""
 
 
 def _off() -> bool:
@@ -56,6 +73,7 @@ async def test_mcp_passes_the_applicable_conformance_scenarios(tmp_path: Path,
     async with running(config) as r, bearer_proxy(port, r.url, AGENT_TOKEN) as proxy:
         outcomes = await run_suite(revision, f"{proxy}/mcp", APPLICABLE[revision],
                                    tmp_path / "results")
-    failed = {name: o.failed for name, o in outcomes.items() if o.failed}
-    assert not failed, f"{revision}: scenarios failed: {failed}"
+    failed = {(name, check): why for name, o in outcomes.items() for check, why in o.failed.items()
+              if not why.startswith(UNTESTABLE.get((name, check), "\0"))}
+    assert not failed, f"{revision}: checks failed: {failed}"
     assert all(o.passed for o in outcomes.values())
