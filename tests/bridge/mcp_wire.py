@@ -57,3 +57,24 @@ async def rpc(http: httpx.AsyncClient, token: str, session_id: str, method: str,
         "jsonrpc": "2.0", "id": request_id, "method": method, "params": params}, timeout=60)
     assert response.status_code == 200, response.text
     return messages(response)[-1]
+
+
+MODERN = "2026-07-28"
+
+
+async def stateless(http: httpx.AsyncClient, token: str, method: str, params: dict[str, Any],
+                    capabilities: dict[str, Any] | None = None, request_id: int = 1
+                    ) -> dict[str, Any]:
+    """One 2026-07-28 request (no session: the host's capabilities ride in `_meta`); its
+    response message."""
+    meta = {"io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientInfo": {"name": "wire", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": capabilities or {}}
+    head = {"Authorization": f"Bearer {token}", "Accept": ACCEPT,
+            "Content-Type": "application/json", "MCP-Protocol-Version": MODERN, "Mcp-Method": method}
+    if "name" in params:  # the standard headers (SEP-2243) name the tool called
+        head["Mcp-Name"] = params["name"]
+    response = await http.post("/mcp", timeout=60, headers=head, json={
+        "jsonrpc": "2.0", "id": request_id, "method": method, "params": {**params, "_meta": meta}})
+    assert response.status_code == 200, response.text
+    return messages(response)[-1]

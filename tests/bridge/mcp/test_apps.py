@@ -8,9 +8,11 @@ from pathlib import Path
 
 from bridge.mcp.apps import ANSWER_TOOL, CARD_MIME, CARD_URI
 from tests.bridge.mcp.apps_host import APPS, OTHER_TOKEN, two_agents
-from tests.bridge.mcp_wire import call, headers, messages, open_session, rpc
+from tests.bridge.mcp_wire import call, headers, messages, open_session, rpc, stateless
 from tests.harness import AGENT_TOKEN, make_config, running, until
 from tests.samples import BOTH, DEPLOY
+
+EXPECTED = {"status": "answered", "answers": {"answers": {"deploy_target": {"answers": ["Canary"]}}}}
 
 
 async def test_an_apps_host_gets_the_card_and_an_app_only_answer_tool(tmp_path: Path) -> None:
@@ -81,3 +83,19 @@ async def test_skipping_from_the_card_ends_the_call_with_no_answer(tmp_path: Pat
         assert skipped["result"].get("isError") is not True, skipped
         result = messages(await asyncio.wait_for(asking, 10))[-1]["result"]
         assert result["structuredContent"] == {"status": "no_answer", "reason": "skipped"}
+
+
+async def test_the_card_works_for_a_stateless_2026_host(tmp_path: Path) -> None:
+    async with running(make_config(tmp_path)) as r, r.http() as http:
+        plain = (await stateless(http, AGENT_TOKEN, "tools/list", {}))["result"]["tools"]
+        assert [t["name"] for t in plain] == ["ask_user"]
+        tools = (await stateless(http, AGENT_TOKEN, "tools/list", {}, APPS))["result"]["tools"]
+        assert [t["name"] for t in tools] == ["ask_user", ANSWER_TOOL]
+        asking = asyncio.create_task(stateless(http, AGENT_TOKEN, "tools/call", {
+            "name": "ask_user", "arguments": DEPLOY}, APPS))
+        await until(lambda: r.bridge.store.pending_questions())
+        done = await stateless(http, AGENT_TOKEN, "tools/call", {
+            "name": ANSWER_TOOL, "arguments": {"answers": {"deploy_target": ["Canary"]}}}, APPS, 2)
+        assert done["result"].get("isError") is not True, done
+        result = (await asyncio.wait_for(asking, 10))["result"]
+        assert result["structuredContent"] == EXPECTED
