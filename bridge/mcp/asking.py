@@ -19,7 +19,7 @@ from bridge.mcp.tool import AskFailure, FormRound, HostCall, Progress, with_prog
 from bridge.mcp.waits import Restarting, Waits
 from bridge.model.contract import AskResult
 from bridge.model.errors import BridgeError
-from bridge.model.ids import SurfaceId, UserRef
+from bridge.model.ids import QuestionId, SurfaceId, UserRef
 from bridge.model.inbound import AnswerSubmitted
 from bridge.model.validation import parse_ask_request, session_key
 from bridge.store.records import QuestionRecord, now_ms
@@ -55,7 +55,8 @@ class BrokerAsker:
         request = parse_ask_request(arguments)
         session = session_key(self.session)  # a bad header is the same refusal as over /v1
         try:
-            record = await ask_or_attach(self.broker, self.agent, session, request)
+            record = (await self._retried(host, session)
+                      or await ask_or_attach(self.broker, self.agent, session, request))
         except BridgeError as exc:
             raise AskFailure(str(exc)) from None
         race = host.form and self.broker.agent(self.agent).host_form == "race"
@@ -72,6 +73,17 @@ class BrokerAsker:
         finally:
             if form is not None:
                 form.cancel()
+
+    async def _retried(self, host: HostCall, session: str) -> QuestionRecord | None:
+        """2026-07-28: the question a retry's requestState names (the SDK verified it was sealed
+        here, for this agent and these arguments), even if it ended meanwhile: a remote answer
+        that won is what the retry returns."""
+        if not (host.modern and host.state):
+            return None
+        record = await self.broker.store.get_question(QuestionId(host.state))
+        if record is None or record.agent != self.agent or record.session != session:
+            return None
+        return record
 
     async def _wait(self, record: QuestionRecord, progress: Progress,
                     waiting: Awaitable[AskResult]) -> AskResult:

@@ -35,13 +35,15 @@ class LazyMcp:
     own until the server stops."""
 
     def __init__(self, broker: Broker, receiver: Receiver, tokens: dict[str, str],
-                 guard: OriginGuard, config: McpConfig, state_secret: str | None = None) -> None:
+                 guard: OriginGuard, config: McpConfig, state_secret: str | None = None,
+                 progress_seconds: float = 10.0) -> None:
         self.broker = broker
         self.receiver = receiver
         self.tokens = tokens
         self.guard = guard
         self.config = config
         self.state_secret = state_secret
+        self.progress_seconds = progress_seconds
         self._app: asyncio.Future[ASGIApp] | None = None
         self._runner: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
@@ -59,6 +61,7 @@ class LazyMcp:
             key = await request_state_key(self.broker.store, self.state_secret)
             app, lifespan = http.mcp_mount(
                 self.broker, self.receiver, self.tokens, self.guard, key,
+                interval=self.progress_seconds,
                 sessions_per_agent=self.config.sessions_per_agent,
                 reattach_seconds=self.config.reattach_seconds)
             async with lifespan(None):
