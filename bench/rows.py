@@ -31,6 +31,13 @@ def latency_rows(report: Report, samples: dict[str, Samples]) -> None:
         report.row(f"{path} path askbridge ÷ relay (p99)", f"{p99_relay:.2f}×",
                    f"≤ {P99_VS_RELAY}×", verdict(p99_relay <= P99_VS_RELAY))
         report.row(f"{path} path askbridge ÷ bare PTB (median)", f"{vs_bare:.2f}×")
+        mcp = samples[f"{path}:mcp"]
+        report.emit(f"{path}_path_mcp", mcp=mcp.summary(),
+                    ratio_http=round(mcp.median / med["askbridge"], 3))
+        report.row(f"{path} path MCP 2026-07-28: median / p99",
+                   f"{mcp.median:.2f} / {mcp.p99:.2f} ms ({mcp.summary()['n']})")
+        report.row(f"{path} path MCP ÷ askbridge HTTP (median)",
+                   f"{mcp.median / med['askbridge']:.2f}×")
 
 
 def floor_rows(report: Report, flood: dict[str, float], concurrency: int) -> None:

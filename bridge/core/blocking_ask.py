@@ -27,8 +27,9 @@ async def ask_and_wait(broker: Broker, agent: str, session: SessionKey, request:
     """Ask, then wait for whichever comes first: the end, a graceful stop, or `gone` (the
     asker's connection closed for good). A cancelled caller cancels its question too, unless
     the server is draining (then it stays pending for the next start). `gone` is called once
-    the question is asked, so a refused ask leaves no watcher behind."""
-    record = await broker.ask(agent, session, request)
+    the question is asked, so a refused ask leaves no watcher behind. The same questions asked
+    again while pending re-attach (§2): a retry after a lost response never asks twice."""
+    record = await ask_or_attach(broker, agent, session, request)
     try:
         outcome, final = await first_outcome(broker, record, gone())
     except asyncio.CancelledError:

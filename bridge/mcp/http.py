@@ -31,6 +31,7 @@ from bridge.core.receiver import Receiver
 from bridge.http.bodies import reread
 from bridge.http.responses import refusal
 from bridge.mcp.asking import BrokerAsker
+from bridge.mcp.odd_text import TEXT_FAULTS, without_surrogates
 from bridge.mcp.origins import OriginGuard
 from bridge.mcp.sessions import AgentSessions
 from bridge.mcp.tool import build_server
@@ -39,6 +40,9 @@ from bridge.model.errors import NOT_AUTHORIZED, Forbidden, Unauthorized
 from bridge.runtime.security import bearer, match_token
 
 PROGRESS_SECONDS = 10.0
+STATE_TTL = 3660.0
+"""How long a requestState stays good: a question's longest life (3600 s) and a minute, so a
+person may take all of it over the host's form (the SDK's default is 600 s)."""
 GRACE_SECONDS = 10.0
 """How long a closed stream may stay closed before its question is cancelled."""
 STREAM_CLOSED = "askbridge.stream_closed"
@@ -103,9 +107,10 @@ def mcp_mount(
     # The retry's requestState is sealed with the shared key and bound to the agent: any
     # replica accepts it, and no other agent can replay it.
     server.middleware.append(RequestStateBoundary(RequestStateSecurity(
-        keys=[state_key], bind_principal=lambda _: _current.get()[0]), default_audience="askbridge"))
+        keys=[state_key], bind_principal=lambda _: _current.get()[0], ttl=STATE_TTL),
+        default_audience="askbridge"))
     manager = StreamableHTTPSessionManager(server, stateless=False, json_response=False,
-                                           max_sessions=None, session_idle_timeout=None)
+                                           max_sessions=None)
     sessions = AgentSessions(sessions_per_agent)
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
@@ -131,6 +136,8 @@ def mcp_mount(
             if problem is not None:
                 await _parse_error(problem)(scope, receive, send)
                 return
+            receive, faults = await without_surrogates(receive)
+            scope = {**scope, TEXT_FAULTS: faults}
         session = headers.get("x-askbridge-session") or "main"
         token = _current.set((agent, session))
         closed = asyncio.Event()
@@ -145,8 +152,11 @@ def mcp_mount(
 
     @asynccontextmanager
     async def lifespan(_: Any) -> AsyncIterator[None]:
-        async with manager.run():
-            yield
+        try:
+            async with manager.run():
+                yield
+        finally:
+            await waits.close()
 
     return app, lifespan
 

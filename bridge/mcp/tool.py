@@ -19,6 +19,7 @@ from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from bridge.http.openapi import RESPONSE_SCHEMAS
 from bridge.mcp import apps
 from bridge.mcp.host_form import ELICIT_KEY
+from bridge.mcp.odd_text import TEXT_FAULTS, argument_problems
 from bridge.model.contract import AskResult, tool_input_schema
 from bridge.model.errors import error_body
 from bridge.model.validation import InvalidRequest, Problem
@@ -207,6 +208,9 @@ def build_server(asker_for: Callable[[], Asker], name: str = "askbridge") -> Ser
         async def progress(done: float, total: float, message: str) -> None:
             await ctx.session.report_progress(done, total, message)
 
+        faults = argument_problems(getattr(ctx.request, "scope", {}).get(TEXT_FAULTS, []))
+        if faults:  # text the SDK could not have parsed: refused by name, like the 422
+            return error_result(faults)
         try:
             outcome = await asker.ask(dict(params.arguments or {}), progress,
                                       host_call(ctx, params))

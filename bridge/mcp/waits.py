@@ -42,6 +42,13 @@ class Waits:
         self.beat = min(10.0, reattach_seconds / 4)
         self._here: Counter[QuestionId] = Counter()
         self._watched: set[QuestionId] = set()
+        self._watchers: set[asyncio.Task[None]] = set()
+
+    async def close(self) -> None:
+        """The server stops: stop watching (a graceful stop cancels no question)."""
+        for task in set(self._watchers):
+            task.cancel()
+        await asyncio.gather(*self._watchers, return_exceptions=True)
 
     async def handshake_era(self, record: QuestionRecord, gone: Awaitable[Any]) -> AskResult:
         """2025-11-25: until the end, or until the call is cancelled or `gone` (its stream
@@ -67,7 +74,9 @@ class Waits:
         except asyncio.CancelledError:
             if not self.broker.draining.is_set() and qid not in self._watched:
                 self._watched.add(qid)
-                self.broker.spawn(self._watch(qid))
+                watcher = asyncio.create_task(self._watch(qid))
+                self._watchers.add(watcher)
+                watcher.add_done_callback(self._watchers.discard)
             raise
         finally:
             beating.cancel()
@@ -102,6 +111,8 @@ class Waits:
                     return
                 last = int(await store.state_get(PLATFORM, _beat_key(qid)) or 0)
                 idle = (now_ms() - last) / 1000
+                if self.broker.draining.is_set():
+                    return
                 if not self._here[qid] and idle >= self.reattach:
                     await abandon(self.broker, record, "no_call_reattached")
                     return

@@ -74,6 +74,19 @@ async def test_stdio_client_going_away_cancels_the_question(tmp_path: Path) -> N
         assert ended.reason == "cancelled"
 
 
+async def test_stdio_host_reissuing_a_timed_out_call_reattaches(tmp_path: Path) -> None:
+    async with running(make_config(tmp_path)) as r, over_stdio(r) as host:
+        await host.call(DEPLOY, tag="first", timeout=1)
+        assert "Timed out" in (await host.expect("error", "first"))["error"]
+        first = await r.bridge.store.pending_questions()
+        await host.call(DEPLOY, tag="again")
+        await answer_when_pending(r, "canary")
+        result = await host.result("again")
+        line = await r.bridge.store.timeline("assistant", "mcp")  # type: ignore[arg-type]
+    assert result["structuredContent"] == EXPECTED
+    assert [q.id for q in line] == [first[0].id]  # the same question: asked once
+
+
 async def _terminal(r: Running, qid: Any) -> Any:
     record = await r.bridge.store.get_question(qid)
     return record if record and not record.pending else None
