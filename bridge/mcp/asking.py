@@ -7,11 +7,13 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import mcp.types as mt
 import structlog
 
 from bridge.core.blocking_ask import ask_or_attach
 from bridge.core.broker import Broker
 from bridge.core.receiver import Receiver
+from bridge.mcp import apps
 from bridge.mcp.host_form import ELICIT_KEY, HostReply, form_message, form_schema, read_reply
 from bridge.mcp.tool import AskFailure, FormRound, HostCall, Progress, with_progress
 from bridge.mcp.waits import Restarting, Waits
@@ -42,6 +44,11 @@ class BrokerAsker:
 
     async def may_ask(self) -> bool:
         return self.broker.agent(self.agent).role == "main"
+
+    async def answer_card(self, arguments: dict[str, Any]) -> mt.CallToolResult:
+        """The person's answer from the question card (MCP Apps), for this agent only."""
+        return await apps.answer(self.broker, self.receiver, self.agent,
+                                 str(session_key(self.session)), arguments)
 
     async def ask(self, arguments: dict[str, Any], progress: Progress,
                   host: HostCall) -> AskResult | FormRound:

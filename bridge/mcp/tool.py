@@ -8,13 +8,16 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import mcp.types as mt
 from mcp.server import Server, ServerRequestContext
+from mcp.server.apps import client_supports_apps
+from mcp.shared.exceptions import MCPError
 from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
 from bridge.http.openapi import RESPONSE_SCHEMAS
+from bridge.mcp import apps
 from bridge.mcp.host_form import ELICIT_KEY
 from bridge.mcp.odd_text import TEXT_FAULTS, argument_problems
 from bridge.model.contract import AskResult, tool_input_schema
@@ -76,15 +79,24 @@ class Asker(Protocol):
                   host: HostCall) -> AskResult | FormRound: ...
 
 
+@runtime_checkable
+class CardAsker(Asker, Protocol):
+    """An asker whose host may show the question card (MCP Apps) and answer through it."""
+
+    async def answer_card(self, arguments: dict[str, Any]) -> mt.CallToolResult: ...
+
+
 def output_schema() -> dict[str, Any]:
     """The `AskResult` the call's structured content holds: answered, or no_answer and why."""
     return {"type": "object", "oneOf": [RESPONSE_SCHEMAS["Answered"],
                                         RESPONSE_SCHEMAS["NoAnswer"]]}
 
 
-def tool() -> mt.Tool:
+def tool(card: bool = False) -> mt.Tool:
+    """`ask_user`; with `card`, it names the question card hosts with MCP Apps show."""
     return mt.Tool(name=TOOL_NAME, title="Ask the user", description=GUIDANCE,
-                   input_schema=tool_input_schema(), output_schema=output_schema())
+                   input_schema=tool_input_schema(), output_schema=output_schema(),
+                   _meta=apps.ask_meta() if card else None)
 
 
 def result_lines(result: AskResult) -> str:
@@ -154,12 +166,40 @@ def build_server(asker_for: Callable[[], Asker], name: str = "askbridge") -> Ser
 
     async def list_tools(ctx: ServerRequestContext[Any, Any],
                          params: mt.PaginatedRequestParams | None) -> mt.ListToolsResult:
-        return mt.ListToolsResult(tools=[tool()] if await asker_for().may_ask() else [])
+        asker = asker_for()
+        card = isinstance(asker, CardAsker)
+        tools = [tool(card)] if await asker.may_ask() else []
+        if card and client_supports_apps(ctx):  # the card's own tool: hosts with MCP Apps only
+            tools.append(apps.answer_tool())
+        return mt.ListToolsResult(tools=tools)
+
+    async def list_resources(ctx: ServerRequestContext[Any, Any],
+                             params: mt.PaginatedRequestParams | None) -> mt.ListResourcesResult:
+        card = isinstance(asker_for(), CardAsker)
+        return mt.ListResourcesResult(resources=[apps.card_resource()] if card else [])
+
+    async def read_resource(ctx: ServerRequestContext[Any, Any],
+                            params: mt.ReadResourceRequestParams) -> mt.ReadResourceResult:
+        if str(params.uri) != apps.CARD_URI or not isinstance(asker_for(), CardAsker):
+            raise MCPError(mt.INVALID_PARAMS,
+                           f"No resource {params.uri}; the only one is {apps.CARD_URI}.",
+                           {"uri": str(params.uri)})
+        return apps.card_contents()
+
+    async def list_templates(ctx: ServerRequestContext[Any, Any],
+                             params: mt.PaginatedRequestParams | None
+                             ) -> mt.ListResourceTemplatesResult:
+        return mt.ListResourceTemplatesResult(resource_templates=[])  # the card is no template
 
     async def call_tool(ctx: ServerRequestContext[Any, Any], params: mt.CallToolRequestParams,
                         ) -> mt.CallToolResult | mt.InputRequiredResult:
+        card_asker = asker_for()
+        if params.name == apps.ANSWER_TOOL and isinstance(card_asker, CardAsker):
+            return await card_asker.answer_card(dict(params.arguments or {}))
         if params.name != TOOL_NAME:
-            return failure_result(f"Unknown tool {params.name!r}; the only tool is {TOOL_NAME}.")
+            # A protocol error, as MCP says for an unknown tool (not a tool result that failed).
+            raise MCPError(mt.INVALID_PARAMS,
+                           f"Unknown tool {params.name!r}; the only tool is {TOOL_NAME}.")
         asker = asker_for()
         if not await asker.may_ask():
             return failure_result(
@@ -186,8 +226,13 @@ def build_server(asker_for: Callable[[], Asker], name: str = "askbridge") -> Ser
         return mt.CallToolResult(content=[mt.TextContent(type="text", text=result_lines(outcome))],
                                  structured_content=outcome.to_json())
 
-    return Server(name, version=package_version(), instructions=GUIDANCE,
-                  on_list_tools=list_tools, on_call_tool=call_tool)
+    server: Server[Any] = Server(name, version=package_version(), instructions=GUIDANCE,
+                                 on_list_tools=list_tools, on_call_tool=call_tool,
+                                 on_list_resources=list_resources,
+                                 on_list_resource_templates=list_templates,
+                                 on_read_resource=read_resource)
+    server.extensions[apps.EXTENSION] = {"mimeTypes": [apps.CARD_MIME]}
+    return server
 
 
 class AskFailure(Exception):
