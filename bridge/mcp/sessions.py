@@ -10,6 +10,7 @@ tasks go exactly as they do when a client ends it.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -53,6 +54,10 @@ class AgentSessions:
                 self.forget(agent, session_id)
             return
         if scope["method"] != "POST":  # no session to open: the SDK says what is missing
+            await sdk(scope, receive, send)
+            return
+        method, receive = await _method(receive)
+        if method != "initialize":  # 2026-07-28 is stateless: a request opens no session
             await sdk(scope, receive, send)
             return
         await self._open(agent, scope, receive, send, sdk)
@@ -125,6 +130,27 @@ def _header(scope: Scope, name: bytes) -> str | None:
         if key.lower() == name:
             return str(value.decode("latin-1"))
     return None
+
+
+async def _method(receive: Receive) -> tuple[str | None, Receive]:
+    """The JSON-RPC method of a whole body (already read once by /mcp), and `receive` to hand
+    the same body on."""
+    first = await receive()
+    try:
+        parsed = json.loads(first.get("body", b"") or b"null")
+    except ValueError:
+        parsed = None
+    method = parsed.get("method") if isinstance(parsed, dict) else None
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return first
+        return await receive()
+
+    return (method if isinstance(method, str) else None), replay
 
 
 def _watch(send: Send, status: list[int]) -> Send:

@@ -15,6 +15,7 @@ from structlog.testing import capture_logs
 
 from bridge.store.records import QuestionRecord
 from tests.adapters.webhook.support import post_reply
+from tests.bridge.mcp.new_host import new_host
 from tests.bridge.mcp.old_host import old_host
 from tests.bridge.mcp_wire import call, headers, messages, open_session
 from tests.harness import AGENT_TOKEN, SUB_TOKEN, Running, make_config, running, until
@@ -111,3 +112,20 @@ async def test_an_oversize_chunked_body_is_a_413_and_one_line(
         tracebacks = [rec.getMessage() for rec in caplog.records if rec.exc_info]
         assert tracebacks == []
         assert [e["event"] for e in said if e["log_level"] in ("warning", "error")] == []
+
+
+async def test_stateless_requests_open_no_session_and_count_against_no_limit(
+        tmp_path: Path) -> None:
+    """2026-07-28 has no sessions: a waiting call holds no room, so more calls still get in."""
+    async with running(limited(tmp_path, 1)) as r, \
+            new_host(f"{r.url}/mcp", session="one") as first, \
+            new_host(f"{r.url}/mcp", session="two") as second:
+        waiting = asyncio.create_task(first.call_tool("ask_user", DEPLOY))
+        await until(lambda: pending(r))
+        for _ in range(3):
+            listed = await asyncio.wait_for(second.list_tools(), 10)
+            assert "ask_user" in [t.name for t in listed.tools]
+        async with r.http() as http:
+            assert (await post_reply(http, "canary")).json()["accepted"] is True
+        result = await asyncio.wait_for(waiting, 10)
+        assert result.structured_content["status"] == "answered"
