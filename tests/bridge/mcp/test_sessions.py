@@ -13,6 +13,7 @@ import httpx
 import pytest
 from structlog.testing import capture_logs
 
+from bridge.runtime.config import BridgeConfig
 from bridge.store.records import QuestionRecord
 from tests.adapters.webhook.support import post_reply
 from tests.bridge.mcp.new_host import new_host
@@ -63,7 +64,7 @@ async def test_another_agents_token_with_a_session_id_is_an_unknown_session(
             "deploy_target": {"answers": ["Canary"]}}}}
 
 
-def limited(tmp_path: Path, per_agent: int) -> object:
+def limited(tmp_path: Path, per_agent: int) -> BridgeConfig:
     return make_config(tmp_path, mcp={"sessions_per_agent": per_agent})
 
 
@@ -75,7 +76,7 @@ async def alive(http: httpx.AsyncClient, token: str, session_id: str) -> bool:
 
 async def test_an_agent_holds_at_most_its_limit_and_the_oldest_idle_goes_first(
         tmp_path: Path) -> None:
-    async with running(limited(tmp_path, 4)) as r, r.http() as http:  # type: ignore[arg-type]
+    async with running(limited(tmp_path, 4)) as r, r.http() as http:
         flood = [await open_session(http, SUB_TOKEN) for _ in range(10)]
         assert [await alive(http, SUB_TOKEN, s) for s in flood] == [False] * 6 + [True] * 4
         # The flood crowded out no one: the main agent opens and uses its own sessions.
