@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 import structlog
 from starlette.responses import JSONResponse
@@ -56,16 +57,16 @@ class AgentSessions:
         if scope["method"] != "POST":  # no session to open: the SDK says what is missing
             await sdk(scope, receive, send)
             return
-        method, receive = await _method(receive)
-        if method != "initialize":  # 2026-07-28 is stateless: a request opens no session
+        message, receive = await _message(receive)
+        if message.get("method") != "initialize":  # 2026-07-28 is stateless: a request opens no session
             await sdk(scope, receive, send)
             return
-        await self._open(agent, scope, receive, send, sdk)
+        await self._open(agent, scope, receive, send, sdk, message.get("id"))
 
     async def _open(self, agent: str, scope: Scope, receive: Receive, send: Send,
-                    sdk: ASGIApp) -> None:
+                    sdk: ASGIApp, request_id: object = None) -> None:
         if not await self.reserve(agent, scope, sdk):
-            await _all_busy(self.limit)(scope, receive, send)
+            await _all_busy(self.limit, request_id)(scope, receive, send)
             return
         opened: list[str] = []
 
@@ -132,15 +133,14 @@ def _header(scope: Scope, name: bytes) -> str | None:
     return None
 
 
-async def _method(receive: Receive) -> tuple[str | None, Receive]:
-    """The JSON-RPC method of a whole body (already read once by /mcp), and `receive` to hand
-    the same body on."""
+async def _message(receive: Receive) -> tuple[dict[str, Any], Receive]:
+    """The JSON-RPC message of a whole body (already read once by /mcp; `{}` if it is not one),
+    and `receive` to hand the same body on."""
     first = await receive()
     try:
         parsed = json.loads(first.get("body", b"") or b"null")
     except ValueError:
         parsed = None
-    method = parsed.get("method") if isinstance(parsed, dict) else None
     sent = False
 
     async def replay() -> Message:
@@ -150,7 +150,7 @@ async def _method(receive: Receive) -> tuple[str | None, Receive]:
             return first
         return await receive()
 
-    return (method if isinstance(method, str) else None), replay
+    return (parsed if isinstance(parsed, dict) else {}), replay
 
 
 def _watch(send: Send, status: list[int]) -> Send:
@@ -183,9 +183,9 @@ async def _delete(sdk: ASGIApp, scope: Scope, session_id: str) -> None:
     await sdk(delete, receive, discard)
 
 
-def _all_busy(limit: int) -> JSONResponse:
+def _all_busy(limit: int, request_id: object) -> JSONResponse:
     """Every session of the agent has a call in flight: none can be closed to make room."""
-    return JSONResponse({"jsonrpc": "2.0", "id": None, "error": {
+    return JSONResponse({"jsonrpc": "2.0", "id": request_id, "error": {
         "code": -32603, "message": f"This agent already has {limit} MCP sessions, each with a "
         "call in flight; end one (DELETE /mcp with its Mcp-Session-Id) or wait for a call to "
         "finish, then initialize again."}}, status_code=503, headers={"Retry-After": "5"})

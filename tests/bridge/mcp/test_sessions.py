@@ -130,3 +130,21 @@ async def test_stateless_requests_open_no_session_and_count_against_no_limit(
             assert (await post_reply(http, "canary")).json()["accepted"] is True
         result = await asyncio.wait_for(waiting, 10)
         assert result.structured_content["status"] == "answered"
+
+
+async def test_with_every_session_busy_an_initialize_is_refused_under_its_own_id(
+        tmp_path: Path) -> None:
+    async with running(limited(tmp_path, 1)) as r, r.http() as http:
+        session = await open_session(http, AGENT_TOKEN)
+        busy = asyncio.create_task(post(http, AGENT_TOKEN, session, call("ask_user", DEPLOY)))
+        await until(lambda: pending(r))
+        refused = await http.post("/mcp", headers=headers(AGENT_TOKEN), json={
+            "jsonrpc": "2.0", "id": 7, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "wire", "version": "1"}}})
+        assert refused.status_code == 503
+        assert refused.json()["id"] == 7
+        assert "sessions_per_agent" not in refused.json()["error"]["message"]
+        assert (await post_reply(http, "canary")).json()["accepted"] is True
+        assert messages(await asyncio.wait_for(busy, 10))[-1]["result"]["structuredContent"][
+            "status"] == "answered"
