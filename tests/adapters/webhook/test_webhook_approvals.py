@@ -20,7 +20,7 @@ from tests.harness import AGENT_TOKEN, WEBHOOK_SECRET, Running, make_config, run
 AUTH = {"Authorization": f"Bearer {AGENT_TOKEN}"}
 DEPLOY: dict[str, Any] = {"action": "Deploy web to production", "tool": "deploy", "risk": "high",
           "arguments": {"service": "web", "env": "production", "replicas": 3}}
-PEOPLE = [{"name": "ana", "webhook": ["sms:+100"]}, {"name": "budi", "webhook": ["sms:+101"]},
+PEOPLE = [{"name": "ana", "webhook": ["sms:+100", "sms:+102"]}, {"name": "budi", "webhook": ["sms:+101"]},
           {"name": "cita", "webhook": ["sms:+103"]}]
 
 
@@ -117,7 +117,7 @@ async def test_two_of_three_counts_a_person_on_two_surfaces_once(tmp_path: Path)
         call = await asked(http, gw)
         first = await reply(http, "approve")
         assert first == {"accepted": True, "reply": "Recorded: 1 of 2 approvals."}
-        again = await reply(http, "1", sender="+100", conversation="+102")  # ana elsewhere
+        again = await reply(http, "1", sender="+102", conversation="+102")  # ana, her other number
         assert again["accepted"] is False and "already recorded" in again["reply"]
         assert not call.done()
         assert (await reply(http, "approve", sender="+101"))["reply"] == "Approved."
