@@ -17,7 +17,7 @@ import aiohttp
 from bench.burst import run_burst
 from bench.fanout import run_fanout
 from bench.history import history_bench
-from bench.latency import Bare, Fake, run_latency
+from bench.latency import Bare, Fake, mcp_host, run_latency
 from bench.pg import run_store_pg
 from bench.procs import TOKENS, askbridge_proc, fake_proc, relay_proc
 from bench.reach import run_reach
@@ -169,8 +169,9 @@ async def latency(args: argparse.Namespace, report: Report, http: aiohttp.Client
             await proc.spawn()
         for proc in procs:
             await proc.ready(http, "/healthz")
-        samples = await run_latency(http, ctl, askbridge, relay, durable, bare, args.rounds,
-                                    args.warmup, args.latency_budget)
+        async with mcp_host(askbridge.url) as mcp:
+            samples = await run_latency(http, ctl, askbridge, relay, durable, bare, mcp,
+                                        args.rounds, args.warmup, args.latency_budget)
     finally:
         for proc in procs:
             await proc.stop()

@@ -37,6 +37,13 @@ def latency_rows(report: Report, samples: dict[str, Samples]) -> None:
                    f"{ratios['ratio_relay']:.2f}× / {ratios['ratio_relay_p99']:.2f}×")
         report.row(f"{path} path askbridge ÷ bare PTB (median / p99)",
                    f"{ratios['ratio_bare']:.2f}× / {ratios['ratio_bare_p99']:.2f}×")
+        mcp = samples[f"{path}:mcp"]
+        report.emit(f"{path}_path_mcp", mcp=mcp.summary(),
+                    ratio_http=round(mcp.median / med["askbridge"], 3))
+        report.row(f"{path} path MCP 2026-07-28: median / p99",
+                   f"{mcp.median:.2f} / {mcp.p99:.2f} ms ({mcp.summary()['n']})")
+        report.row(f"{path} path MCP ÷ askbridge HTTP (median)",
+                   f"{mcp.median / med['askbridge']:.2f}×")
 
 
 def floor_rows(report: Report, flood: dict[str, float], concurrency: int) -> None:

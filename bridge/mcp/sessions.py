@@ -10,10 +10,12 @@ tasks go exactly as they do when a client ends it.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 import structlog
 from starlette.responses import JSONResponse
@@ -55,12 +57,16 @@ class AgentSessions:
         if scope["method"] != "POST":  # no session to open: the SDK says what is missing
             await sdk(scope, receive, send)
             return
-        await self._open(agent, scope, receive, send, sdk)
+        message, receive = await _message(receive)
+        if message.get("method") != "initialize":  # 2026-07-28 is stateless: a request opens no session
+            await sdk(scope, receive, send)
+            return
+        await self._open(agent, scope, receive, send, sdk, message.get("id"))
 
     async def _open(self, agent: str, scope: Scope, receive: Receive, send: Send,
-                    sdk: ASGIApp) -> None:
+                    sdk: ASGIApp, request_id: object = None) -> None:
         if not await self.reserve(agent, scope, sdk):
-            await _all_busy(self.limit)(scope, receive, send)
+            await _all_busy(self.limit, request_id)(scope, receive, send)
             return
         opened: list[str] = []
 
@@ -127,6 +133,26 @@ def _header(scope: Scope, name: bytes) -> str | None:
     return None
 
 
+async def _message(receive: Receive) -> tuple[dict[str, Any], Receive]:
+    """The JSON-RPC message of a whole body (already read once by /mcp; `{}` if it is not one),
+    and `receive` to hand the same body on."""
+    first = await receive()
+    try:
+        parsed = json.loads(first.get("body", b"") or b"null")
+    except ValueError:
+        parsed = None
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return first
+        return await receive()
+
+    return (parsed if isinstance(parsed, dict) else {}), replay
+
+
 def _watch(send: Send, status: list[int]) -> Send:
     async def watching(message: Message) -> None:
         if message["type"] == "http.response.start":
@@ -157,9 +183,9 @@ async def _delete(sdk: ASGIApp, scope: Scope, session_id: str) -> None:
     await sdk(delete, receive, discard)
 
 
-def _all_busy(limit: int) -> JSONResponse:
+def _all_busy(limit: int, request_id: object) -> JSONResponse:
     """Every session of the agent has a call in flight: none can be closed to make room."""
-    return JSONResponse({"jsonrpc": "2.0", "id": None, "error": {
+    return JSONResponse({"jsonrpc": "2.0", "id": request_id, "error": {
         "code": -32603, "message": f"This agent already has {limit} MCP sessions, each with a "
         "call in flight; end one (DELETE /mcp with its Mcp-Session-Id) or wait for a call to "
         "finish, then initialize again."}}, status_code=503, headers={"Retry-After": "5"})

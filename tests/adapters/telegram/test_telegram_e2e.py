@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from structlog.testing import capture_logs
 
@@ -274,7 +275,8 @@ async def test_a_force_replys_binding_leaves_the_store_with_its_question(
     """Kept while the question is kept (a late reply is told it ended); gone once retention
     deleted the question, on the next sweep after a question ends."""
     async with running(tg.config(DM["id"]), tg.env) as r, r.client() as client:
-        adapter, store = r.bridge.adapters["telegram"], r.bridge.store
+        adapter: Any = r.bridge.adapters["telegram"]  # its bindings are the adapter's own
+        store = r.bridge.store
         qid = (await client.create(deploy()))["id"]
         await fake.tap(await fake.sent(DM["id"], keyboard), OWNER, "Other…")
         force_key = await fake.wait_for(lambda: next(

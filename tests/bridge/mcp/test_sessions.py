@@ -1,5 +1,5 @@
 """A 2025-11-25 MCP session belongs to the agent that opened it, and an agent holds at most
-`[mcp] sessions_per_agent` of them: tested with the SDK's own client and plain HTTP."""
+`[mcp] sessions_per_agent` of them: tested with an SDK 1.x host and plain HTTP."""
 
 from __future__ import annotations
 
@@ -11,20 +11,16 @@ from pathlib import Path
 
 import httpx
 import pytest
-from mcp import ClientSession
-from mcp.client.streamable_http import streamable_http_client
 from structlog.testing import capture_logs
 
+from bridge.runtime.config import BridgeConfig
 from bridge.store.records import QuestionRecord
 from tests.adapters.webhook.support import post_reply
+from tests.bridge.mcp.new_host import new_host
+from tests.bridge.mcp.old_host import old_host
 from tests.bridge.mcp_wire import call, headers, messages, open_session
 from tests.harness import AGENT_TOKEN, SUB_TOKEN, Running, make_config, running, until
 from tests.samples import DEPLOY
-
-
-def sdk_client(token: str) -> httpx.AsyncClient:
-    return httpx.AsyncClient(headers={"Authorization": f"Bearer {token}"},
-                             timeout=httpx.Timeout(30, read=60), trust_env=False)
 
 
 async def pending(r: Running) -> list[QuestionRecord]:
@@ -40,11 +36,8 @@ async def post(http: httpx.AsyncClient, token: str, session_id: str,
 async def test_another_agents_token_with_a_session_id_is_an_unknown_session(
         tmp_path: Path) -> None:
     async with running(make_config(tmp_path)) as r, r.http() as http, \
-            sdk_client(AGENT_TOKEN) as client, \
-            streamable_http_client(f"{r.url}/mcp", http_client=client) as (read, write, sid), \
-            ClientSession(read, write) as session:
-        await session.initialize()
-        owned = sid()
+            old_host(url=f"{r.url}/mcp", token=AGENT_TOKEN) as host:
+        owned = host.ready["session_id"]
         assert owned is not None
         unknown = await post(http, SUB_TOKEN, "0" * 32, call("ask_user", DEPLOY))
         assert unknown.status_code == 404
@@ -56,7 +49,7 @@ async def test_another_agents_token_with_a_session_id_is_an_unknown_session(
         assert await pending(r) == []
 
         # The owner's call waits; the subagent can neither cancel it nor delete the session.
-        asking = asyncio.create_task(session.call_tool("ask_user", DEPLOY))
+        await host.call(DEPLOY)
         await until(lambda: pending(r))
         cancel: dict[str, object] = {"jsonrpc": "2.0", "method": "notifications/cancelled",
                   "params": {"requestId": 1}}
@@ -66,12 +59,12 @@ async def test_another_agents_token_with_a_session_id_is_an_unknown_session(
         assert (deleted.status_code, deleted.json()) == (404, unknown.json())
         assert len(await pending(r)) == 1
         assert (await post_reply(http, "canary")).json()["accepted"] is True
-        result = await asyncio.wait_for(asking, 10)
-        assert result.structuredContent == {"status": "answered", "answers": {"answers": {
+        result = await host.result(timeout=10)
+        assert result["structuredContent"] == {"status": "answered", "answers": {"answers": {
             "deploy_target": {"answers": ["Canary"]}}}}
 
 
-def limited(tmp_path: Path, per_agent: int) -> object:
+def limited(tmp_path: Path, per_agent: int) -> BridgeConfig:
     return make_config(tmp_path, mcp={"sessions_per_agent": per_agent})
 
 
@@ -83,7 +76,7 @@ async def alive(http: httpx.AsyncClient, token: str, session_id: str) -> bool:
 
 async def test_an_agent_holds_at_most_its_limit_and_the_oldest_idle_goes_first(
         tmp_path: Path) -> None:
-    async with running(limited(tmp_path, 4)) as r, r.http() as http:  # type: ignore[arg-type]
+    async with running(limited(tmp_path, 4)) as r, r.http() as http:
         flood = [await open_session(http, SUB_TOKEN) for _ in range(10)]
         assert [await alive(http, SUB_TOKEN, s) for s in flood] == [False] * 6 + [True] * 4
         # The flood crowded out no one: the main agent opens and uses its own sessions.
@@ -120,3 +113,37 @@ async def test_an_oversize_chunked_body_is_a_413_and_one_line(
         tracebacks = [rec.getMessage() for rec in caplog.records if rec.exc_info]
         assert tracebacks == []
         assert [e["event"] for e in said if e["log_level"] in ("warning", "error")] == []
+
+
+async def test_stateless_requests_open_no_session_and_count_against_no_limit(
+        tmp_path: Path) -> None:
+    """2026-07-28 has no sessions: a waiting call holds no room, so more calls still get in."""
+    async with running(limited(tmp_path, 1)) as r, \
+            new_host(f"{r.url}/mcp", session="one") as first, \
+            new_host(f"{r.url}/mcp", session="two") as second:
+        waiting = asyncio.create_task(first.call_tool("ask_user", DEPLOY))
+        await until(lambda: pending(r))
+        for _ in range(3):
+            listed = await asyncio.wait_for(second.list_tools(), 10)
+            assert "ask_user" in [t.name for t in listed.tools]
+        async with r.http() as http:
+            assert (await post_reply(http, "canary")).json()["accepted"] is True
+        result = await asyncio.wait_for(waiting, 10)
+        assert result.structured_content["status"] == "answered"
+
+
+async def test_with_every_session_busy_an_initialize_is_refused_under_its_own_id(
+        tmp_path: Path) -> None:
+    async with running(limited(tmp_path, 1)) as r, r.http() as http:
+        session = await open_session(http, AGENT_TOKEN)
+        busy = asyncio.create_task(post(http, AGENT_TOKEN, session, call("ask_user", DEPLOY)))
+        await until(lambda: pending(r))
+        refused = await http.post("/mcp", headers=headers(AGENT_TOKEN), json={
+            "jsonrpc": "2.0", "id": 7, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "wire", "version": "1"}}})
+        assert refused.status_code == 503
+        assert refused.json()["id"] == 7
+        assert (await post_reply(http, "canary")).json()["accepted"] is True
+        assert messages(await asyncio.wait_for(busy, 10))[-1]["result"]["structuredContent"][
+            "status"] == "answered"
