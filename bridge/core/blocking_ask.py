@@ -73,8 +73,9 @@ async def ask_or_attach(broker: Broker, agent: str, session: SessionKey, request
     except Conflict as exc:
         pending = getattr(exc, "extra", {}).get("pendingId")
         record = await broker.store.get_question(QuestionId(pending)) if pending else None
-        if record is None or not record.pending or record.request.questions != request.questions:
-            raise
+        if (record is None or not record.pending or record.approval is not None
+                or record.request.questions != request.questions):
+            raise  # an approval's question is the approval's: never an ask's to re-attach
         log.info("ask_reattached", question_id=record.id, agent=agent, session=session)
         return record
 

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 from bridge.model.adapter import AdapterContext
 from bridge.runtime.config_problems import config_problems
 from bridge.runtime.durations import Keep, keep_seconds
-from bridge.runtime.people import ApprovalPolicy, People, PersonConfig, person_problems
+from bridge.runtime.people import ApprovalSections, People
 from bridge.text.i18n import DEFAULT_LOCALE, Locale
 
 Section = TypeVar("Section")
@@ -45,8 +45,7 @@ class StoreConfig(_Section):
     url: str | None = None
     keep: Keep = "30d"
     """How long an ended question is kept (`90s`, `12h`, `30d`, or `forever`)."""
-    audit_keep: Keep = "365d"
-    """How long an approval audit entry is kept; the chain stays verifiable from its new head."""
+    audit_keep: Keep = "365d"  # approval audit entries; the chain verifies from its new head
 
     @property
     def keep_seconds(self) -> int | None:
@@ -102,8 +101,7 @@ class AgentConfig(_Section):
     locale: Locale = DEFAULT_LOCALE
     """The language askbridge writes in around this agent's questions; a platform section's
     (or webhook channel's) own `locale` wins for its surfaces."""
-    owner: str | None = None
-    """The `[[people]]` name this agent acts for: four-eyes policies keep them from approving."""
+    owner: str | None = None  # the [[people]] name it acts for: four eyes keep them from approving
 
     @model_validator(mode="after")
     def _reach_in_order(self) -> AgentConfig:
@@ -130,8 +128,9 @@ class EventHookConfig(_Section):
     """The first retry's delay; each further one doubles, up to 15 minutes."""
 
 
-class BridgeConfig(BaseModel):
-    """The whole file. Adapter sections (`telegram`, `webhooks`, …) are kept raw for adapters."""
+class BridgeConfig(ApprovalSections):
+    """The whole file. Adapter sections (`telegram`, `webhooks`, …) are kept raw for adapters;
+    `[[people]]` and `[[approvals]]` come from `ApprovalSections`."""
 
     model_config = ConfigDict(frozen=True, extra="allow")
     server: ServerConfig = ServerConfig()
@@ -139,8 +138,6 @@ class BridgeConfig(BaseModel):
     mcp: McpConfig = McpConfig()
     agents: list[AgentConfig] = Field(default_factory=list)
     events: list[EventHookConfig] = Field(default_factory=list)
-    people: list[PersonConfig] = Field(default_factory=list)
-    approvals: list[ApprovalPolicy] = Field(default_factory=list)
     data_dir: str = ".askbridge"
 
     @model_validator(mode="after")
@@ -148,10 +145,6 @@ class BridgeConfig(BaseModel):
         names = [a.name for a in self.agents]
         if len(names) != len(set(names)):
             raise ValueError("Every [[agents]] entry needs its own name.")
-        problems = person_problems(self.people, self.approvals,
-                                   {a.name: a.owner for a in self.agents})
-        if problems:
-            raise ValueError(" ".join(problems))
         return self
 
     def section(self, name: str) -> Mapping[str, Any] | None:

@@ -7,7 +7,7 @@ user itself (`telegram/111`)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -97,6 +97,22 @@ class ApprovalPolicy(BaseModel):
     def needed(self) -> int:
         """How many approvals decide."""
         return len(self.approvers) if self.required == "all" else int(self.required)
+
+
+class ApprovalSections(BaseModel):
+    """`[[people]]` and `[[approvals]]` of the config file, checked against each other and the
+    agents' `owner` (the config model that holds `agents` derives from this)."""
+
+    people: list[PersonConfig] = Field(default_factory=list)
+    approvals: list[ApprovalPolicy] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _people_known(self) -> Self:
+        owners = {a.name: a.owner for a in getattr(self, "agents", [])}
+        problems = person_problems(self.people, self.approvals, owners)
+        if problems:
+            raise ValueError(" ".join(problems))
+        return self
 
 
 def person_problems(people: Sequence[PersonConfig], policies: Sequence[ApprovalPolicy],
