@@ -20,6 +20,7 @@ from bridge.model.approval import parse_approval_request
 from bridge.model.errors import Forbidden, NotFound, error_body
 from bridge.model.ids import AgentName, QuestionId
 from bridge.model.validation import InvalidRequest, Problem, session_key
+from bridge.runtime.config import AgentConfig
 from bridge.store.approval_records import ApprovalRecord
 from bridge.store.records import iso
 
@@ -128,16 +129,19 @@ def add_approvals(routes: Routes, approvals: Approvals, auth: Auth) -> None:
         return JSONResponse(rule_view(rule))
 
     @routes.add("GET", "/audit", operation_id="get_audit",
-                summary="The audit log, in chain order, a page at a time (main agents)",
+                summary="The calling agent's entries of the audit log, in chain order, by page",
                 responses=responses({200: ("AuditPage", "Entries after `after`")}, (401, 403, 422)))
     async def audit(request: Request, after: int = 0, limit: int = 1000,
                     since: str = "") -> JSONResponse:
-        _main(auth, request)
+        agent = _main(auth, request)
         size = max(1, min(limit, 5000))
         entries = await store.audit_entries(after, size, since_ms(since))
         anchor = await store.audit_anchor()
+        # An agent reads its own entries only: another agent's hold its arguments (which may
+        # name secrets). The whole chain is checked by /audit/verify, which shows none.
+        own = [e for e in entries if e.data.get("agent") == agent.name]
         return JSONResponse({
-            "entries": [audit_view(e) for e in entries],
+            "entries": [audit_view(e) for e in own],
             "anchor": {"seq": anchor[0], "hash": anchor[1]} if anchor else None,
             "next": entries[-1].seq if len(entries) == size else None})
 
@@ -150,9 +154,11 @@ def add_approvals(routes: Routes, approvals: Approvals, auth: Auth) -> None:
         return JSONResponse((await verify(store)).to_json())
 
 
-def _main(auth: Auth, request: Request) -> None:
-    if auth.agent(request).role != "main":
+def _main(auth: Auth, request: Request) -> AgentConfig:
+    agent = auth.agent(request)
+    if agent.role != "main":
         raise Forbidden("The audit log is for main agents; use a main agent's token.")
+    return agent
 
 
 def since_ms(since: str) -> int | None:

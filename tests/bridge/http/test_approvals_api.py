@@ -157,3 +157,24 @@ async def test_taps_vote_reject_asks_for_its_reason_and_skip_is_no_decision(
         assert approve.accepted and approve.ended and approve.text == "Approved."
         result = (await http.get(f"/v1/approvals/{aid}/result", headers=AUTH)).json()
         assert result["status"] == "approved" and result["edited"] is False
+
+
+async def test_an_agent_exports_its_own_audit_entries_and_verifies_the_whole_chain(
+        tmp_path: Path) -> None:
+    agents = [{"name": "assistant", "token_env": "AGENT_TOKEN", "role": "main",
+               "surfaces": ["webhook:sms:+100"]},
+              {"name": "ops", "token_env": "SUB_TOKEN", "role": "main", "surfaces": ["web"]}]
+    ops = {"Authorization": f"Bearer {SUB_TOKEN}"}
+    async with running(make_config(tmp_path, agents=agents)) as r, r.http() as http:
+        mine = (await http.post("/v1/sessions/main/approvals", json=ACTION, headers=AUTH)).json()
+        await http.post(f"/v1/approvals/{mine['id']}/cancel", headers=AUTH)
+        theirs = (await http.post("/v1/sessions/main/approvals", headers=ops,
+                                  json={"action": "Rotate the API key", "arguments": {
+                                      "key": "s3cret"}})).json()
+        own = (await http.get("/v1/audit", headers=AUTH)).json()["entries"]
+        assert {e["approvalId"] for e in own} == {mine["id"]}
+        assert "s3cret" not in (await http.get("/v1/audit", headers=AUTH)).text
+        other = (await http.get("/v1/audit", headers=ops)).json()["entries"]
+        assert [e["approvalId"] for e in other] == [theirs["id"]]
+        report = (await http.get("/v1/audit/verify", headers=AUTH)).json()
+        assert report["ok"] is True and report["entries"] == 3
