@@ -14,6 +14,8 @@ import httpx
 from mcp.server.stdio import stdio_server
 
 from bridge.agent.client import AskClient, AskError, unreachable
+from bridge.mcp.approval_tools import ApprovalTools
+from bridge.mcp.approvers import HttpApprover
 from bridge.mcp.tool import AskFailure, Progress, build_server, with_progress
 from bridge.model.contract import AskResult
 from bridge.model.errors import NOT_AUTHORIZED
@@ -56,7 +58,8 @@ async def run(url: str | None = None, token: str | None = None, session: str | N
     interval = float(os.environ.get("ASKBRIDGE_PROGRESS_SECONDS", "10"))
     async with AskClient(url, token, session) as client:
         asker = HttpAsker(client, interval)
-        server = build_server(lambda: asker)
+        tools = ApprovalTools(HttpApprover(client, interval))
+        server = build_server(lambda: asker, more=lambda: tools)
         async with stdio_server() as (read, write):
             await server.run(read, write, server.create_initialization_options())
 

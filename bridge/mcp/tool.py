@@ -34,6 +34,16 @@ Progress = Callable[[float, float, str], Awaitable[None]]
 """`progress(waited, total, message)`: seconds waited so far of the `total` the ask may last."""
 
 
+class Toolset(Protocol):
+    """More tools beside `ask_user` (the approval tools), listed and called for main agents."""
+
+    names: tuple[str, ...]
+
+    def tools(self) -> list[mt.Tool]: ...
+
+    async def call(self, name: str, arguments: dict[str, Any], progress: Progress) -> Any: ...
+
+
 class Asker(Protocol):
     """How a tool call reaches the broker: in-process (/mcp) or over HTTP (`askbridge mcp`)."""
 
@@ -102,23 +112,27 @@ async def with_progress(
             task.cancel()
 
 
-def build_server(asker_for: Callable[[], Asker], name: str = "askbridge") -> Server[Any, Any]:
-    """A low-level MCP server with one tool, `ask_user`, listed only for main agents."""
+def build_server(asker_for: Callable[[], Asker], name: str = "askbridge",
+                 more: Callable[[], Toolset] | None = None) -> Server[Any, Any]:
+    """A low-level MCP server with `ask_user` (and the `more` tools), listed only for main
+    agents."""
     server: Server[Any, Any] = Server(name, version=package_version(), instructions=GUIDANCE)
 
     # The SDK's decorators are untyped; the handlers below are fully typed.
     @server.list_tools()  # type: ignore[no-untyped-call, untyped-decorator]
     async def list_tools() -> list[mt.Tool]:
-        return [tool()] if await asker_for().may_ask() else []
+        extra = more().tools() if more else []
+        return [tool(), *extra] if await asker_for().may_ask() else []
 
     @server.call_tool(validate_input=False)  # type: ignore[untyped-decorator]
     async def call_tool(name: str, arguments: dict[str, Any]) -> Any:
-        if name != TOOL_NAME:
+        extra = more() if more else None
+        if name != TOOL_NAME and not (extra and name in extra.names):
             return failure_result(f"Unknown tool {name!r}; the only tool is {TOOL_NAME}.")
         asker = asker_for()
         if not await asker.may_ask():
             return failure_result(
-                "ask_user is only for main sessions; continue with your best judgment.")
+                f"{name} is only for main sessions; continue with your best judgment.")
         ctx = server.request_context
         token = ctx.meta.progressToken if ctx.meta else None
 
@@ -127,6 +141,8 @@ def build_server(asker_for: Callable[[], Asker], name: str = "askbridge") -> Ser
                 await ctx.session.send_progress_notification(token, done, total=total,
                                                              message=message)
 
+        if extra and name in extra.names:
+            return await extra.call(name, arguments, progress)
         try:
             result = await asker.ask(arguments, progress)
         except InvalidRequest as exc:

@@ -1,0 +1,50 @@
+"""How the approval tools reach the approvals core: over HTTP for `askbridge mcp`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from bridge.agent.client import AskClient, AskError, unreachable
+from bridge.mcp.approval_tools import waiting
+from bridge.mcp.tool import AskFailure, Progress
+from bridge.model.contract import DEFAULT_TIMEOUT, MAX_TIMEOUT, MIN_TIMEOUT
+from bridge.model.errors import NOT_AUTHORIZED
+from bridge.model.validation import InvalidRequest, Problem
+
+
+def total_seconds(body: dict[str, Any]) -> int:
+    """How long the approval may wait, for progress notifications (the server decides)."""
+    asked = body.get("timeoutSeconds")
+    if isinstance(asked, int) and not isinstance(asked, bool):
+        return min(max(asked, MIN_TIMEOUT), MAX_TIMEOUT)
+    return DEFAULT_TIMEOUT
+
+
+class HttpApprover:
+    """Approvals through a running askbridge's HTTP API, as the agent whose token it holds."""
+
+    def __init__(self, client: AskClient, interval: float) -> None:
+        self.client = client
+        self.interval = interval
+
+    async def approve(self, body: dict[str, Any], progress: Progress) -> dict[str, Any]:
+        try:
+            result = await waiting(self._approve(body), progress, self.interval,
+                                   total_seconds(body))
+        except AskError as exc:
+            if exc.status == 401:
+                raise AskFailure(f"{NOT_AUTHORIZED} askbridge mcp sends the value of "
+                                 "ASKBRIDGE_TOKEN (or --token): set it to the agent's token."
+                                 ) from None
+            if exc.status == 422:
+                raise InvalidRequest([Problem(loc=d.get("loc", "body"), msg=d.get("msg", ""))
+                                      for d in exc.details]) from None
+            raise AskFailure(" ".join(d.get("msg", "") for d in exc.details) or str(exc)) from None
+        except httpx.TransportError:
+            raise AskFailure(unreachable(self.client.url)) from None
+        return result
+
+    async def _approve(self, body: dict[str, Any]) -> dict[str, Any]:
+        return (await self.client.approve_body(body)).to_json()
