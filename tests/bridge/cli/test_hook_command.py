@@ -1,0 +1,71 @@
+"""`askbridge hook claude-pre-tool-use` as Claude Code runs it: the documented event on stdin,
+exactly one decision on stdout and exit 0; malformed stdin is one line on stderr and exit 1."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.bridge.shell import ASKBRIDGE
+from tests.harness import AGENT_TOKEN, clean_env, free_port
+
+PAYLOADS = Path(__file__).resolve().parents[2] / "fakes" / "payloads" / "claude_code"
+
+
+async def hook(cwd: Path, stdin: bytes, *args: str, **env: str) -> tuple[int, str, str]:
+    """Run the hook as Claude Code does: the event on stdin, the environment it was given."""
+    proc = await asyncio.create_subprocess_exec(
+        *ASKBRIDGE, "hook", "claude-pre-tool-use", *args, cwd=cwd, env=clean_env(**env),
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE)
+    out, err = await asyncio.wait_for(proc.communicate(stdin), 120)
+    return proc.returncode or 0, out.decode(), err.decode()
+
+
+def fixture(name: str) -> bytes:
+    return (PAYLOADS / name).read_bytes()
+
+
+def decision_of(out: str) -> dict[str, Any]:
+    printed = json.loads(out)
+    assert list(printed) == ["hookSpecificOutput"]
+    inner = printed["hookSpecificOutput"]
+    assert inner["hookEventName"] == "PreToolUse"
+    return dict(inner)
+
+
+@pytest.mark.parametrize("stdin", [
+    fixture("pre_tool_use_truncated.txt"), fixture("post_tool_use_write.json"), b"", b"[1, 2]",
+    b"\xff\xfe not utf-8", b'{"hook_event_name": "PreToolUse", "tool_name": "Bash"}',
+])
+async def test_malformed_stdin_is_one_line_on_stderr_and_exit_1(tmp_path: Path,
+                                                                stdin: bytes) -> None:
+    code, out, err = await hook(tmp_path, stdin, ASKBRIDGE_TOKEN=AGENT_TOKEN)
+    assert code == 1
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1, err  # one line, never a traceback
+    assert err.startswith("askbridge hook: ") and "PreToolUse hook" in err
+
+
+async def test_a_server_that_is_down_hands_the_decision_back_to_claude_code(
+        tmp_path: Path) -> None:
+    url = f"http://127.0.0.1:{free_port()}"
+    code, out, err = await hook(tmp_path, fixture("pre_tool_use_bash.json"),
+                                ASKBRIDGE_URL=url, ASKBRIDGE_TOKEN=AGENT_TOKEN)
+    assert code == 0, err
+    decided = decision_of(out)
+    assert decided["permissionDecision"] == "ask"
+    assert f"not reachable at {url}" in decided["permissionDecisionReason"]
+
+
+async def test_no_token_anywhere_hands_the_decision_back_with_what_to_set(tmp_path: Path) -> None:
+    code, out, _ = await hook(tmp_path, fixture("pre_tool_use_bash.json"),
+                              ASKBRIDGE_URL=f"http://127.0.0.1:{free_port()}")
+    assert code == 0
+    decided = decision_of(out)
+    assert decided["permissionDecision"] == "ask"
+    assert "ASKBRIDGE_TOKEN" in decided["permissionDecisionReason"]
