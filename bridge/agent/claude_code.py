@@ -10,6 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from bridge.model.labels import cut_graphemes
+from bridge.text.i18n import tr
 
 ACTION_MAX = 200
 SESSION_PREFIX = "claude:"
@@ -54,18 +55,20 @@ def read_hook_input(raw: str) -> PreToolUseInput:
     try:
         data = json.loads(raw)
     except ValueError as exc:
-        raise BadHookInput(f"stdin is not JSON ({exc}); Claude Code writes the PreToolUse event "
-                           "there: run this command as a PreToolUse hook.") from None
+        raise BadHookInput(tr("en", "stdin is not JSON ({error}); Claude Code writes the "
+                              "PreToolUse event there: run this command as a PreToolUse hook.",
+                              error=str(exc))) from None
     if not isinstance(data, dict):
-        raise BadHookInput("stdin is JSON but not an object; Claude Code writes the PreToolUse "
-                           "event there as one object: run this command as a PreToolUse hook.")
+        raise BadHookInput(tr("en", "stdin is JSON but not an object; Claude Code writes the "
+                              "PreToolUse event there as one object: run this command as a "
+                              "PreToolUse hook."))
     try:
         return PreToolUseInput.model_validate(data)
     except ValidationError as exc:
         where = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'input'}: {e['msg']}"
                           for e in exc.errors())
-        raise BadHookInput(f"stdin is not a PreToolUse event ({where}); run this command as a "
-                           "PreToolUse hook.") from None
+        raise BadHookInput(tr("en", "stdin is not a PreToolUse event ({problems}); run this "
+                              "command as a PreToolUse hook.", problems=where)) from None
 
 
 def action_for(tool_name: str, tool_input: dict[str, Any]) -> str:

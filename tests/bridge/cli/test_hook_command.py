@@ -10,8 +10,18 @@ from typing import Any
 
 import pytest
 
+from tests.adapters.webhook.support import post_reply
 from tests.bridge.shell import ASKBRIDGE
-from tests.harness import AGENT_TOKEN, clean_env, free_port
+from tests.harness import (
+    AGENT_TOKEN,
+    SUB_TOKEN,
+    Running,
+    clean_env,
+    free_port,
+    make_config,
+    running,
+    until,
+)
 
 PAYLOADS = Path(__file__).resolve().parents[2] / "fakes" / "payloads" / "claude_code"
 
@@ -69,3 +79,57 @@ async def test_no_token_anywhere_hands_the_decision_back_with_what_to_set(tmp_pa
     decided = decision_of(out)
     assert decided["permissionDecision"] == "ask"
     assert "ASKBRIDGE_TOKEN" in decided["permissionDecisionReason"]
+
+
+async def decide_when_pending(r: Running, text: str) -> None:
+    await until(lambda: r.bridge.store.pending_on_surface("webhook:sms:+100"))  # type: ignore[arg-type]
+    async with r.http() as http:
+        assert (await post_reply(http, text)).json()["accepted"] is True
+
+
+@pytest.mark.parametrize(("reply", "decided", "reason"), [
+    ("approve", "allow", "Approved by "),
+    ("reject not on a Friday", "deny", ": not on a Friday"),
+])
+async def test_a_person_decides_the_tool_use(tmp_path: Path, reply: str, decided: str,
+                                             reason: str) -> None:
+    async with running(make_config(tmp_path)) as r:
+        deciding = asyncio.create_task(decide_when_pending(r, reply))
+        code, out, err = await hook(tmp_path, fixture("pre_tool_use_bash.json"),
+                                    ASKBRIDGE_URL=r.url, ASKBRIDGE_TOKEN=AGENT_TOKEN)
+        await deciding
+        assert code == 0, err
+        printed = decision_of(out)
+        assert set(printed) == {"hookEventName", "permissionDecision",
+                                "permissionDecisionReason"}
+        assert printed["permissionDecision"] == decided
+        assert reason in printed["permissionDecisionReason"]
+        # The person was asked about exactly the tool input, in the Claude session's own session.
+        line = await r.bridge.store.timeline(  # type: ignore[arg-type]
+            "assistant", "claude:8c35adc1-5b7e-4d0c-9a51-3f1e2d4c6b70")
+        assert len(line) == 1
+
+
+async def test_no_answer_hands_the_decision_back_to_claude_code(tmp_path: Path) -> None:
+    async with running(make_config(tmp_path)) as r:
+        running_hook = asyncio.create_task(hook(
+            tmp_path, fixture("pre_tool_use_write.json"), "--session", "hooked",
+            ASKBRIDGE_URL=r.url, ASKBRIDGE_TOKEN=AGENT_TOKEN))
+        pending = await until(lambda: r.bridge.store.pending_questions())
+        async with r.client() as client:
+            await client.cancel_approval(pending[0].id)
+        code, out, err = await running_hook
+        assert code == 0, err
+        printed = decision_of(out)
+        assert printed["permissionDecision"] == "ask"
+        assert "cancelled" in printed["permissionDecisionReason"]
+
+
+async def test_a_subagent_token_is_refused_and_claude_code_decides(tmp_path: Path) -> None:
+    async with running(make_config(tmp_path)) as r:
+        code, out, _ = await hook(tmp_path, fixture("pre_tool_use_bash.json"),
+                                  ASKBRIDGE_URL=r.url, ASKBRIDGE_TOKEN=SUB_TOKEN)
+        assert code == 0
+        decided = decision_of(out)
+        assert decided["permissionDecision"] == "ask"
+        assert "askbridge refused the approval" in decided["permissionDecisionReason"]

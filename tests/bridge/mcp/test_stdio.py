@@ -40,7 +40,7 @@ async def test_stdio_lists_the_tool_with_schema_and_guidance(tmp_path: Path) -> 
         async with stdio_client(stdio_params(r)) as (read, write), ClientSession(read, write) as s:
             await s.initialize()
             tools = (await s.list_tools()).tools
-            assert [t.name for t in tools] == ["ask_user"]
+            assert [t.name for t in tools] == ["ask_user", "request_approval", "approve_tool_use"]
             tool = tools[0]
             assert "(Recommended)" in (tool.description or "")
             assert "Other" in (tool.description or "")

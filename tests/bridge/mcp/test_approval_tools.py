@@ -1,0 +1,125 @@
+"""The approval tools with the real MCP SDK client: `approve_tool_use` answers Claude Code's
+permission prompt as the JSON text it reads; `request_approval` returns the result as structured
+content; both only for main agents; a server that is down is a clear answer, not a crash."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+import jsonschema
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.adapters.webhook.support import post_reply
+from tests.harness import AGENT_TOKEN, SUB_TOKEN, Running, free_port, make_config, running, until
+
+PAYLOADS = Path(__file__).resolve().parents[2] / "fakes" / "payloads" / "claude_code"
+PERMISSION = json.loads((PAYLOADS / "permission_prompt_bash.json").read_text())
+TOOLS = ["ask_user", "request_approval", "approve_tool_use"]
+
+
+def stdio_params(url: str, token: str = AGENT_TOKEN) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "bridge", "mcp"],
+        env={"ASKBRIDGE_URL": url, "ASKBRIDGE_TOKEN": token, "ASKBRIDGE_SESSION": "mcp",
+             "ASKBRIDGE_PROGRESS_SECONDS": "0.2", "PATH": "/usr/bin:/bin"})
+
+
+async def decide_when_pending(r: Running, text: str) -> None:
+    await until(lambda: r.bridge.store.pending_on_surface("webhook:sms:+100"))  # type: ignore[arg-type]
+    async with r.http() as http:
+        assert (await post_reply(http, text)).json()["accepted"] is True
+
+
+def text_of(result: Any) -> str:
+    return str(result.content[0].text)
+
+
+async def test_main_agents_see_both_tools_and_subagents_none(tmp_path: Path) -> None:
+    async with running(make_config(tmp_path)) as r:
+        async with stdio_client(stdio_params(r.url)) as (read, write), \
+                ClientSession(read, write) as s:
+            await s.initialize()
+            tools = {t.name: t for t in (await s.list_tools()).tools}
+            assert list(tools) == TOOLS
+            schema = tools["request_approval"].inputSchema
+            assert schema["required"] == ["action"] and schema["additionalProperties"] is False
+            assert tools["approve_tool_use"].inputSchema["required"] == ["tool_name", "input"]
+        async with stdio_client(stdio_params(r.url, SUB_TOKEN)) as (read, write), \
+                ClientSession(read, write) as s:
+            await s.initialize()
+            assert (await s.list_tools()).tools == []
+
+
+async def test_approve_tool_use_allows_with_the_input_or_denies_with_the_reason(
+        tmp_path: Path) -> None:
+    async with running(make_config(tmp_path)) as r:
+        async with stdio_client(stdio_params(r.url)) as (read, write), \
+                ClientSession(read, write) as s:
+            await s.initialize()
+            deciding = asyncio.create_task(decide_when_pending(r, "approve"))
+            allowed = await s.call_tool("approve_tool_use", PERMISSION)
+            await deciding
+            assert allowed.isError is False
+            assert json.loads(text_of(allowed)) == {"behavior": "allow",
+                                                    "updatedInput": PERMISSION["input"]}
+            deciding = asyncio.create_task(decide_when_pending(r, "reject not on a Friday"))
+            denied = await s.call_tool("approve_tool_use", PERMISSION)
+            await deciding
+            answer = json.loads(text_of(denied))
+            assert answer["behavior"] == "deny" and "not on a Friday" in answer["message"]
+            assert set(answer) == {"behavior", "message"}
+
+
+async def test_request_approval_returns_its_result_as_structured_content(tmp_path: Path) -> None:
+    async with running(make_config(tmp_path)) as r:
+        async with stdio_client(stdio_params(r.url)) as (read, write), \
+                ClientSession(read, write) as s:
+            await s.initialize()
+            tool = next(t for t in (await s.list_tools()).tools if t.name == "request_approval")
+            deciding = asyncio.create_task(decide_when_pending(r, "approve"))
+            result = await s.call_tool("request_approval", {
+                "action": "Deploy 1432 to prod", "tool": "Bash",
+                "arguments": PERMISSION["input"], "risk": "high"})
+            await deciding
+            assert result.isError is False
+            content = result.structuredContent or {}
+            assert content["status"] == "approved" and content["arguments"] == PERMISSION["input"]
+            jsonschema.validate(content, tool.outputSchema or {})
+            assert "Run it with exactly these arguments" in text_of(result)
+            bad = await s.call_tool("request_approval", {"action": "", "risk": "extreme"})
+            assert bad.isError is True
+            assert "action" in text_of(bad) and "risk" in text_of(bad)
+
+
+async def test_a_server_that_is_down_denies_the_tool_use_saying_why(tmp_path: Path) -> None:
+    url = f"http://127.0.0.1:{free_port()}"
+    async with stdio_client(stdio_params(url)) as (read, write), ClientSession(read, write) as s:
+        await s.initialize()
+        result = await s.call_tool("approve_tool_use", PERMISSION)
+        answer = json.loads(text_of(result))
+        assert answer["behavior"] == "deny" and f"not reachable at {url}" in answer["message"]
+        asked = await s.call_tool("request_approval", {"action": "Deploy"})
+        assert asked.isError is True and "not reachable" in text_of(asked)
+
+
+async def test_over_streamable_http_too(tmp_path: Path) -> None:
+    async with running(make_config(tmp_path)) as r, httpx.AsyncClient(
+            headers={"Authorization": f"Bearer {AGENT_TOKEN}", "X-Askbridge-Session": "web-mcp"},
+            timeout=httpx.Timeout(30, read=60), trust_env=False) as client:
+        async with streamable_http_client(f"{r.url}/mcp", http_client=client) as (read, write, _):
+            async with ClientSession(read, write) as s:
+                await s.initialize()
+                assert [t.name for t in (await s.list_tools()).tools] == TOOLS
+                deciding = asyncio.create_task(decide_when_pending(r, "reject no"))
+                denied = await s.call_tool("approve_tool_use", PERMISSION)
+                await deciding
+                assert json.loads(text_of(denied))["behavior"] == "deny"
+        line = await r.bridge.store.timeline("assistant", "web-mcp")  # type: ignore[arg-type]
+        assert len(line) == 1
