@@ -15,6 +15,8 @@ from bridge.model.adapter import (
     Reminding,
     Routed,
 )
+from bridge.model.approval import ApprovalRequest, ApprovalResult, parse_approval_request
+from bridge.model.canonical import payload_hash
 from bridge.model.contract import AskRequest, AskResult
 from bridge.model.errors import UnsupportedMedia
 from bridge.model.ids import (
@@ -29,6 +31,7 @@ from bridge.model.ids import (
 )
 from bridge.model.inbound import (
     AnswerSubmitted,
+    ApprovalDecided,
     ButtonPressed,
     InboundEvent,
     InboundReply,
@@ -93,6 +96,9 @@ __all__ = [
     "AdapterState",
     "AgentName",
     "AnswerSubmitted",
+    "ApprovalDecided",
+    "ApprovalRequest",
+    "ApprovalResult",
     "AskRequest",
     "AskResult",
     "BadJson",
@@ -158,9 +164,11 @@ __all__ = [
     "hand_in",
     "negotiate",
     "parse_answer",
+    "parse_approval_request",
     "parse_ask_request",
     "parse_json",
     "parse_reply",
+    "payload_hash",
     "prompt_text",
     "same_secret",
     "sign",

@@ -13,7 +13,8 @@ LAYERS = ["model", "text", "runtime", "store", "core", "http", "agent", "mcp", "
 """bridge/'s packages from the bottom up (docs/architecture.md draws them): each imports only
 itself and the packages before it in this list."""
 THIRD_PARTY = {
-    "model": {"pydantic", "pydantic_core"},
+    # rfc8785: canonical JSON for an approval's payload hash; jsonschema: its argumentsSchema
+    "model": {"pydantic", "pydantic_core", "rfc8785", "jsonschema"},
     "text": {"babel"},
     "runtime": {"structlog", "httpx"},
     "store": {"aiosqlite", "asyncpg"},

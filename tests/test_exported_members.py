@@ -12,7 +12,8 @@ import bridge.http
 
 EXPORTED = {
     "Adapter", "AdapterConfig", "AdapterContext", "AdapterPlugin", "AdapterState", "AgentName",
-    "AnswerSubmitted", "AskRequest", "AskResult", "BadJson", "BadText", "BridgeConfig", "Button",
+    "AnswerSubmitted", "ApprovalDecided", "ApprovalRequest", "ApprovalResult",
+    "AskRequest", "AskResult", "BadJson", "BadText", "BridgeConfig", "Button",
     "ButtonAction", "ButtonPressed", "ButtonsLayout", "Capabilities", "Checkable", "ConfigError",
     "DEFAULT_LOCALE", "Delivery", "DeliveryError", "FinalKind", "Finalization", "InboundEvent",
     "InboundReply", "InboundSink", "InvalidRequest", "LOCALES", "LOCALE_NAMES", "Layout", "Locale",
@@ -23,7 +24,8 @@ EXPORTED = {
     "StepChanged", "SubmitPressed", "SurfaceId", "TextLayout", "TextReceived", "UnsupportedMedia",
     "UserRef", "Window", "adapter_section", "backoff", "backoff_delay", "caption", "client_tls",
     "config_problems", "count_rate_limited", "declared_json", "env_secret", "hand_in", "negotiate",
-    "parse_answer", "parse_ask_request", "parse_json", "parse_reply", "prompt_text", "same_secret",
+    "parse_answer", "parse_approval_request", "parse_ask_request",
+    "payload_hash", "parse_json", "parse_reply", "prompt_text", "same_secret",
     "sign", "split_escaped", "split_text", "status_room", "surface_platform", "surface_target",
     "time_of_day", "tr", "translations", "verify_signature",
 }

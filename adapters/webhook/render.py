@@ -18,7 +18,8 @@ def _payloads(conversation: str, question_id: QuestionId, kind: str, text: str,
 
 
 def prompt(conversation: str, prompt: Prompt, max_len: int) -> list[Payload]:
-    return _payloads(conversation, prompt.question_id, "prompt", prompt.text, max_len)
+    """`kind` is `prompt` for a question and `approval` for an approval (its id in `questionId`)."""
+    return _payloads(conversation, prompt.question_id, prompt.kind, prompt.text, max_len)
 
 
 def reminder(conversation: str, reminder: Reminder, max_len: int) -> list[Payload]:

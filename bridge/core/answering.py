@@ -6,10 +6,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
+from bridge.core.ballots import Ballot
 from bridge.core.open_questions import OpenQuestions
 from bridge.core.surfaces import Surfaces
 from bridge.model.contract import AskResult
-from bridge.model.ids import QuestionId, SurfaceId
+from bridge.model.ids import QuestionId, SurfaceId, UserRef
 from bridge.model.inbound import (
     AnswerSubmitted,
     ButtonPressed,
@@ -19,6 +20,7 @@ from bridge.model.inbound import (
 )
 from bridge.store.protocol import Store
 from bridge.store.records import AnsweredBy, QuestionRecord
+from bridge.text.approval_text import help_text, parse_decision
 from bridge.text.i18n import DEFAULT_LOCALE, N_, tr
 
 ENDED = N_("This question has already ended.")
@@ -28,6 +30,12 @@ NOT_YOURS = N_("Sorry, only the person this question is for can answer it.")
 Resolve = Callable[[QuestionId, AskResult, AnsweredBy | None], Awaitable[bool]]
 """The broker's compare-and-set: True for the one caller whose result became the question's."""
 Answered = ButtonPressed | TextReceived | AnswerSubmitted | SubmitPressed
+Vote = Callable[[QuestionRecord, Ballot], Awaitable[tuple[str, bool, bool]]]
+"""Counts a decision on an approval: (what to tell the person, counted, decided)."""
+MayVote = Callable[[QuestionRecord, SurfaceId, UserRef], Awaitable[bool]]
+"""Whether a person is a listed approver of the approval behind a question."""
+CHOICES = ("approve", "reject", "allow")
+"""An approval's backing question's options, in order."""
 
 
 def accepted_text(record: QuestionRecord, answers: dict[str, list[str]], locale: str) -> str:
@@ -46,11 +54,45 @@ class Answering:
     """The checks and the end that taps, texts and forms all go through."""
 
     def __init__(self, store: Store, open_questions: OpenQuestions, surfaces: Surfaces,
-                 resolve: Resolve) -> None:
+                 resolve: Resolve, vote: Vote | None = None,
+                 approver: MayVote | None = None) -> None:
         self.store = store
         self.open = open_questions
         self.surfaces = surfaces
         self.resolve = resolve
+        self.vote = vote
+        self.approver = approver
+
+    async def may_act(self, record: QuestionRecord, event: Answered) -> bool:
+        """An answerer of the surface, or a listed approver of the approval behind `record`."""
+        if event.authorized:
+            return True
+        return (record.approval is not None and self.approver is not None
+                and await self.approver(record, event.surface, event.user))
+
+    async def cast(self, record: QuestionRecord, ballot: Ballot) -> InboundReply:
+        """A decision on an approval, counted (or refused) and told back."""
+        assert self.vote is not None
+        text, counted, decided = await self.vote(record, ballot)
+        return InboundReply(handled=True, accepted=counted, text=text, question_id=record.id,
+                            ended=decided, locale=ballot.locale)
+
+    def ballot(self, record: QuestionRecord, result: AskResult, event: Answered,
+               locale: str) -> Ballot | None:
+        """A tap, form or reply on an approval's prompt as a decision; None for anything that
+        is none (a skip, words that decide nothing)."""
+        if result.status != "answered":
+            return None
+        given = (result.answer_map().get("decision") or [""])[0]
+        labels = [o.label for o in record.request.questions[0].options]
+        if given in labels:
+            return Ballot(event.surface, event.user, CHOICES[labels.index(given)],  # type: ignore[arg-type]
+                          event.authorized, locale)
+        parsed = parse_decision(given)
+        if parsed is None:
+            return None
+        return Ballot(event.surface, event.user, parsed.choice, event.authorized, locale,
+                      parsed.reason, shown_hash=parsed.quoted)
 
     def lock(self, question_id: QuestionId) -> asyncio.Lock:
         """Held while a question's partial answers are read and written."""
@@ -89,7 +131,13 @@ class Answering:
     async def finish(self, record: QuestionRecord, result: AskResult, event: Answered, text: str,
                      locale: str = DEFAULT_LOCALE) -> InboundReply:
         """End the question with `result`; `text` to the person if this was the end, else the
-        notice that it had already ended."""
+        notice that it had already ended. On an approval's question `result` is a vote."""
+        if record.approval is not None and self.vote is not None:
+            ballot = self.ballot(record, result, event, locale)
+            if ballot is None:
+                return InboundReply(handled=True, text=help_text(locale), question_id=record.id,
+                                    locale=locale)
+            return await self.cast(record, ballot)
         if await self.resolve(record.id, result, AnsweredBy(event.surface, event.user)):
             return InboundReply(handled=True, accepted=True, text=text, question_id=record.id,
                                 ended=True, locale=locale)

@@ -28,6 +28,13 @@ async def ask_and_wait(broker: Broker, agent: str, session: SessionKey, request:
     the server is draining (then it stays pending for the next start). `gone` is called once
     the question is asked, so a refused ask leaves no watcher behind."""
     record = await broker.ask(agent, session, request)
+    return await follow(broker, record, gone)
+
+
+async def follow(broker: Broker, record: QuestionRecord, gone: Callable[[], Awaitable[object]],
+                 ) -> tuple[Outcome, QuestionRecord]:
+    """Wait for an asked question (an approval's backing one too) as `ask_and_wait` does:
+    the end, a graceful stop, or the asker leaving (which cancels it)."""
     try:
         outcome, final = await first_outcome(broker, record, gone())
     except asyncio.CancelledError:

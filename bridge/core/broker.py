@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import secrets
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any
 
 import structlog
@@ -17,6 +17,7 @@ from bridge.core.outbound import Outbound
 from bridge.core.reach import Reach, plan
 from bridge.core.surfaces import Surfaces
 from bridge.core.tasks import Tasks
+from bridge.model.approval import ApprovalRequest
 from bridge.model.contract import AskRequest, AskResult
 from bridge.model.errors import Conflict, Forbidden, NotFound
 from bridge.model.ids import AgentName, QuestionId, SessionKey, SurfaceId
@@ -28,12 +29,17 @@ from bridge.store.records import (
     PendingConflict,
     QuestionRecord,
     Resolution,
+    TimerRecord,
     now_ms,
 )
 from bridge.text.rendering import summary
 
 log = structlog.get_logger("askbridge.broker")
 _ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"
+Create = Callable[[QuestionRecord, list[SurfaceId], Sequence[TimerRecord]], Awaitable[None]]
+"""Stores a new question with its deliveries and timers (an approval adds its own rows)."""
+Commit = Callable[[QuestionRecord], Awaitable[Resolution | None]]
+"""Ends a pending question in the store (a compare-and-set): the resolution written, or None."""
 
 
 class _Outcome(asyncio.Event):
@@ -162,10 +168,12 @@ class Broker:
         self.draining.set()
 
     async def ask(self, agent_name: str, session: str, request: AskRequest, *,
-                  waiting: bool = True) -> QuestionRecord:
+                  waiting: bool = True, approval: ApprovalRequest | None = None,
+                  create: Create | None = None) -> QuestionRecord:
         """Store the question with its deliveries, then send to every surface in the background.
         `waiting`: the caller will wait for the end (its waiter is made now, so the wait needs
-        no read); a non-blocking ask leaves none behind for each of thousands pending."""
+        no read); a non-blocking ask leaves none behind for each of thousands pending.
+        `approval` and `create`: an approval's backing question, stored by `create`."""
         agent = self.surfaces.agent(agent_name)
         if agent.role != "main":
             raise Forbidden(
@@ -181,11 +189,12 @@ class Broker:
             status="pending",
             created_at=created,
             expires_at=created + request.timeout_seconds * 1000,
+            approval=approval,
         )
         surfaces = [SurfaceId(s) for s in dict.fromkeys(agent.surfaces)]
         timers = plan(agent, record) if self.surfaces.reaches(record) else []
         try:
-            await self.store.create_question(record, surfaces, timers)
+            await (create or self.store.create_question)(record, surfaces, timers)
         except PendingConflict:
             raise await self._conflict(record.agent, record.session) from None
         if waiting:
@@ -242,13 +251,24 @@ class Broker:
         self, question_id: QuestionId, result: AskResult, by: AnsweredBy | None
     ) -> bool:
         """Compare-and-set the question to `result`; True for the one caller that won."""
+
+        async def commit(record: QuestionRecord) -> Resolution | None:
+            resolution = Resolution(result, summary(result, list(record.request.questions)),
+                                    now_ms(), by)
+            return resolution if await self.store.resolve(question_id, resolution) else None
+
+        return await self.conclude(question_id, commit)
+
+    async def conclude(self, question_id: QuestionId, commit: Commit) -> bool:
+        """End a pending question through `commit` (an approval's vote writes its decision in
+        the same transaction); True for the one caller whose commit ended it."""
         record = await self.open.get(question_id)
         if record is None:
             return False
-        questions = list(record.request.questions)
-        resolution = Resolution(result, summary(result, questions), now_ms(), by)
-        if not await self.store.resolve(question_id, resolution):
+        resolution = await commit(record)
+        if resolution is None:
             return False
+        result, by = resolution.result, resolution.answered_by
         final = dataclasses.replace(
             record, status=result.status, reason=result.reason, result=result, answered_by=by,
             summary=resolution.summary, resolved_at=resolution.resolved_at)

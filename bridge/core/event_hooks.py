@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import structlog
 
+from bridge.core.approval_reads import approval_view_of
 from bridge.core.reads import question_view
 from bridge.model.ids import QuestionId
 from bridge.runtime.backoff import backoff_delay
@@ -29,6 +30,9 @@ TYPES = {"created": "question.created", "delivery": "question.delivered",
          "reminded": "question.reminded", "escalated": "question.escalated",
          "resolved": "question.resolved"}
 """Broker change → event type."""
+APPROVAL_TYPES = {"created": "approval.created", "reminded": "approval.reminded",
+                  "escalated": "approval.escalated", "resolved": "approval.decided"}
+"""Broker change of an approval's backing question → event type (the record under `approval`)."""
 MAX_TRIES = 12
 """With the default first delay of 5 s doubling to 15 min: 12 tries over about 80 minutes."""
 RETRY_CAP = 900.0
@@ -60,25 +64,30 @@ class EventHooks:
 
     def changed(self, event: str, question_id: QuestionId) -> None:
         """Broker listener (local changes only): queue the event in the background."""
-        kind = TYPES.get(event)
-        wanting = [h for h in self.hooks.values() if kind in h.config.types]
-        if kind is not None and wanting:
-            self._spawn(self._enqueue(kind, question_id, wanting))
+        kinds = {TYPES.get(event), APPROVAL_TYPES.get(event)} - {None}
+        if any(k in h.config.types for h in self.hooks.values() for k in kinds):
+            self._spawn(self._enqueue(event, question_id))
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _enqueue(self, kind: str, question_id: QuestionId, hooks: list[Hook]) -> None:
+    async def _enqueue(self, event: str, question_id: QuestionId) -> None:
         record = await self.store.get_question(question_id)
         if record is None:
             return
+        approval = await self.store.get_approval(question_id) if record.approval else None
+        kind = (APPROVAL_TYPES if approval else TYPES).get(event)
+        hooks = [h for h in self.hooks.values() if kind in h.config.types]
+        if kind is None or not hooks:
+            return
         now = now_ms()
         event_id = "ev_" + secrets.token_hex(12)
-        body = json.dumps({"id": event_id, "type": kind, "at": iso(now),
-                           "question": question_view(record, await self.store.deliveries(
-                               question_id))}, separators=(",", ":"))
+        subject = ("approval", await approval_view_of(self.store, approval, record)) if approval else (
+            "question", question_view(record, await self.store.deliveries(question_id)))
+        body = json.dumps({"id": event_id, "type": kind, "at": iso(now), subject[0]: subject[1]},
+                          separators=(",", ":"))
         await self.store.enqueue_events(
             [OutboxEvent(event_id, h.config.url, kind, body, 0, now) for h in hooks])
         self._wake.set()

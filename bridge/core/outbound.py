@@ -258,7 +258,8 @@ class Outbound:
         locale = self.surfaces.locale_for(record.agent, delivery.surface)
         final = Finalization(
             kind=final_kind(result),
-            status_line=status_line(result, list(record.request.questions), locale),
+            status_line=status_line(result, list(record.request.questions), locale,
+                                    approval=record.approval is not None),
             prompt=self.surfaces.prompt(record, delivery.surface),
             answered_on=record.answered_by.surface if record.answered_by else None,
         )

@@ -8,12 +8,14 @@ from collections.abc import Mapping
 import structlog
 
 from bridge.core.answering import Answering, accepted_text
+from bridge.core.ballots import Ballot
 from bridge.core.native_taps import NativeTaps
 from bridge.core.reads import kept
 from bridge.model.contract import AskResult, Question
 from bridge.model.ids import MessageRef, QuestionId, SurfaceId
 from bridge.model.inbound import (
     AnswerSubmitted,
+    ApprovalDecided,
     ButtonPressed,
     InboundReply,
     SelectionChanged,
@@ -22,6 +24,7 @@ from bridge.model.inbound import (
     TextReceived,
 )
 from bridge.store.records import QuestionRecord
+from bridge.text.approval_text import help_text, parse_decision
 from bridge.text.i18n import N_, tr
 from bridge.text.parsing import Parsed, Skip, parse_reply
 
@@ -81,7 +84,7 @@ class Receiver:
         if isinstance(record, InboundReply):
             return record
         loc = self.answering.locale(event.surface, record)
-        if not event.authorized:
+        if not await self.answering.may_act(record, event):
             log.info("answer_refused", question_id=record.id, surface=event.surface)
             return InboundReply(handled=True, text=self.answering.not_yours(loc), question_id=record.id,
                                 locale=loc)
@@ -108,7 +111,7 @@ class Receiver:
         if isinstance(record, InboundReply):
             return record
         loc = self.answering.locale(event.surface, record, event.locale)
-        if not event.authorized:
+        if not await self.answering.may_act(record, event):
             return InboundReply(handled=True, text=self.answering.not_yours(loc), question_id=record.id,
                                 locale=loc)
         if event.answers is None:
@@ -127,7 +130,7 @@ class Receiver:
         target = await self._target(event)
         if isinstance(target, InboundReply):
             return target
-        if not event.authorized:
+        if not await self.answering.may_act(target, event):
             log.info("answer_refused", question_id=target.id, surface=event.surface)
             loc = self.answering.locale(event.surface, target)
             return InboundReply(handled=True, text=self.answering.not_yours(loc), question_id=target.id,
@@ -194,6 +197,8 @@ class Receiver:
             loc = self.answering.locale(event.surface, ended)
             return self.answering.ended(event.surface, question_id, loc)
         loc = self.answering.locale(event.surface, record)
+        if record.approval is not None and self.answering.vote is not None:
+            return await self._decision_text(record, event, loc)
         questions = list(record.request.questions)
         have = kept(await self.store.partial(record.id))
         outcome = parse_reply(questions, event.text, have, locale=loc)
@@ -211,6 +216,31 @@ class Receiver:
                  kept=len(merged), problems=len(outcome.problems))
         return InboundReply(handled=True, accepted=bool(outcome.answers), question_id=record.id,
                             text=_missing_text(questions, merged, outcome, loc), locale=loc)
+
+
+    async def _decision_text(self, record: QuestionRecord, event: TextReceived,
+                             loc: str) -> InboundReply:
+        """`approve`, `reject <reason>`, `3`…: a vote; anything else gets the short help."""
+        parsed = parse_decision(event.text)
+        if parsed is None:
+            return InboundReply(handled=True, text=help_text(loc), question_id=record.id,
+                                locale=loc)
+        return await self.answering.cast(record, Ballot(
+            event.surface, event.user, parsed.choice, event.authorized, loc, parsed.reason,
+            shown_hash=parsed.quoted))
+
+    async def approval_decided(self, event: ApprovalDecided) -> InboundReply:
+        """A decision from a rich surface (the web card, a modal): edits, reasons, any-args."""
+        record = await self.answering.open_for(event.approval_id, event.surface, event.locale)
+        if isinstance(record, InboundReply):
+            return record
+        loc = self.answering.locale(event.surface, record, event.locale)
+        if record.approval is None:
+            return InboundReply(handled=True, question_id=record.id, locale=loc, text=tr(
+                loc, "This is a question, not an approval; answer it with its options."))
+        return await self.answering.cast(record, Ballot(
+            event.surface, event.user, event.decision, event.authorized, loc, event.reason,
+            event.arguments, event.payload_hash, event.any_arguments))
 
 
 def _check_answers(questions: list[Question], answers: dict[str, list[str]],

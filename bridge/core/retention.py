@@ -29,16 +29,18 @@ class Retention:
     gives replicas purging at once disjoint batches."""
 
     def __init__(self, store: Store, keep: int | None, *, every: float = 60.0, batch: int = 50,
-                 pause: float = 0.01) -> None:
+                 pause: float = 0.01, audit_keep: int | None = None) -> None:
         self.store = store
         self.keep = keep
+        self.audit_keep = audit_keep
+        """`[store] audit_keep` in seconds: older audit entries go, oldest first (None: none)."""
         self.every = every
         self.batch = batch
         self.pause = pause
         self._task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
-        if self.keep is not None:  # `forever`: nothing to do, ever
+        if self.keep is not None or self.audit_keep is not None:  # `forever`: nothing to do
             self._task = asyncio.create_task(self._run())
 
     async def stop(self) -> None:
@@ -49,15 +51,27 @@ class Retention:
             self._task = None
 
     async def purge(self) -> tuple[int, int]:
-        """One pass: (questions, events) deleted."""
+        """One pass: (questions, events) deleted; audit entries past `audit_keep` too."""
+        await self.purge_audit()
         if self.keep is None:
             return 0, 0
         before = now_ms() - self.keep * 1000
         questions = await self._drain(self.store.delete_ended, before)
         events = await self._drain(self.store.delete_old_events, before)
+        await self._drain(self.store.delete_old_approvals, before)
         if questions or events:
             log.info("retention_deleted", questions=questions, events=events)
         return questions, events
+
+    async def purge_audit(self) -> int:
+        """Delete audit entries older than `audit_keep`, oldest first; the store keeps the
+        last one's hash as the anchor the remaining chain is verified from."""
+        if self.audit_keep is None:
+            return 0
+        gone = await self._drain(self.store.delete_old_audit, now_ms() - self.audit_keep * 1000)
+        if gone:
+            log.info("retention_deleted_audit", entries=gone)
+        return gone
 
     async def _drain(self, delete: _Delete, before: int) -> int:
         total = 0

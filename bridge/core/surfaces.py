@@ -17,7 +17,7 @@ from bridge.text.rendering import build_prompt
 def asked(record: QuestionRecord) -> Asked:
     """The part of a stored question a prompt is rendered from."""
     return Asked(record.id, record.agent, record.session, tuple(record.request.questions),
-                 ms_to_dt(record.expires_at))
+                 ms_to_dt(record.expires_at), record.approval)
 
 
 class Surfaces:

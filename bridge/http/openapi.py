@@ -7,6 +7,7 @@ from typing import Any
 
 from starlette.routing import BaseRoute
 
+from bridge.http.approval_schemas import APPROVAL_SCHEMAS, approval_request_schema
 from bridge.model.contract import DESCRIPTION_MAX, ID_PATTERN, LABEL_MAX, QUESTION_MAX, AskRequest
 from bridge.model.labels import NOT_SPACE, SPACE, VISIBLE
 from bridge.model.validation import SESSION_PATTERN
@@ -15,7 +16,7 @@ from bridge.runtime.version import package_version
 REF = "#/components/schemas/"
 BEARER: list[dict[str, list[str]]] = [{"bearer": []}]
 ERROR_TEXT = {401: "No or unknown bearer token (`loc`: header)",
-              403: "A subagent may not ask", 404: "No such question for this agent",
+              403: "A subagent may not ask", 404: "No such question (or approval) for this agent",
               405: "Method not allowed; `Allow` lists the ones that are",
               409: "A question is already pending in this session",
               413: "The body is over the size limit (1 MiB by default)",
@@ -202,7 +203,9 @@ def document(routes: Sequence[BaseRoute], webhook_channels: list[str]) -> dict[s
     schema = get_openapi(title=TITLE, version=package_version(), summary=SUMMARY,
                          routes=routes)
     components = schema.setdefault("components", {})
-    components.setdefault("schemas", {}).update({**request_schemas(), **RESPONSE_SCHEMAS})
+    components.setdefault("schemas", {}).update({**request_schemas(), **RESPONSE_SCHEMAS,
+                                                 **APPROVAL_SCHEMAS,
+                                                 "ApprovalRequest": approval_request_schema()})
     components["securitySchemes"] = {
         "bearer": {"type": "http", "scheme": "bearer",
                    "description": "The agent's token from the config (`token_env`)."},

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from bridge.model.ids import QuestionId, SurfaceId, UserRef
 from bridge.model.prompt import ButtonAction, Prompt
@@ -91,6 +91,30 @@ class StepChanged:
 
 
 @dataclass(frozen=True, slots=True)
+class ApprovalDecided:
+    """A person's decision on an approval from a surface that shows it richly (the web card, a
+    modal): approve (perhaps with edited arguments), reject with a reason, or allow for 1 h.
+    Taps on the prompt's own buttons and text replies arrive as `ButtonPressed` and
+    `TextReceived` like any answer; this carries what those cannot."""
+
+    surface: SurfaceId
+    user: UserRef
+    approval_id: QuestionId
+    decision: Literal["approve", "reject", "allow"]
+    authorized: bool
+    reason: str = ""
+    """Why it was rejected (required for a rejection)."""
+    arguments: dict[str, Any] | None = None
+    """The arguments as the person edited them; None approves them as they are."""
+    payload_hash: str | None = None
+    """The SHA-256 of the canonical arguments the person was shown (or its first 12+ hex
+    characters); a decision on other arguments is refused."""
+    any_arguments: bool = False
+    """With `allow`: the rule allows this agent's tool with any arguments for 1 h."""
+    locale: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class InboundReply:
     """What the broker tells the adapter to show the person (alert, ephemeral, reply text).
 
@@ -129,9 +153,13 @@ class InboundSink(Protocol):
         """Accepted with the prompt as it stands, or the reply saying why the view stays."""
         ...
 
+    async def approval_decided(self, event: ApprovalDecided) -> InboundReply:
+        """A vote on an approval; `accepted` when counted (`ended` when it decided)."""
+        ...
+
 
 InboundEvent = (ButtonPressed | TextReceived | AnswerSubmitted | SelectionChanged | SubmitPressed
-                | StepChanged)
+                | StepChanged | ApprovalDecided)
 """What an adapter's `inbound.event_from(raw)` makes of a platform event."""
 
 _METHODS: dict[type, Callable[[InboundSink, Any], Awaitable[InboundReply]]] = {
@@ -141,6 +169,7 @@ _METHODS: dict[type, Callable[[InboundSink, Any], Awaitable[InboundReply]]] = {
     SelectionChanged: lambda sink, event: sink.selection_changed(event),
     SubmitPressed: lambda sink, event: sink.submit_pressed(event),
     StepChanged: lambda sink, event: sink.step_changed(event),
+    ApprovalDecided: lambda sink, event: sink.approval_decided(event),
 }
 
 

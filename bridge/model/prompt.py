@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
+from bridge.model.approval import ApprovalRequest
 from bridge.model.contract import Question
 from bridge.model.ids import AgentName, MessageRef, QuestionId, SessionKey, SurfaceId
 
@@ -116,6 +117,8 @@ class Asked:
     session: SessionKey
     questions: tuple[Question, ...]
     expires_at: datetime
+    approval: ApprovalRequest | None = None
+    """Set for an approval's backing question: the prompt shows the action, not a question."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +155,15 @@ class Prompt:
     layout: Layout = TextLayout()
     locale: str = "en"
     """The language of everything askbridge writes around the agent's words (`en`, `id`)."""
+    approval: ApprovalRequest | None = None
+    """An approval's prompt (`question_id` is the approval's id): `text` and `body` show the
+    action, tool, risk and arguments in full; its one question's options are Approve, Reject
+    and Allow for 1 h (taps on them vote; surfaces with modals add Edit and a reason)."""
+
+    @property
+    def kind(self) -> str:
+        """`approval` for an approval's prompt, else `prompt` (the webhook payload's `kind`)."""
+        return "prompt" if self.approval is None else "approval"
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 from bridge.model.adapter import AdapterContext
 from bridge.runtime.config_problems import config_problems
 from bridge.runtime.durations import Keep, keep_seconds
+from bridge.runtime.people import ApprovalPolicy, People, PersonConfig, person_problems
 from bridge.text.i18n import DEFAULT_LOCALE, Locale
 
 Section = TypeVar("Section")
@@ -44,6 +45,8 @@ class StoreConfig(_Section):
     url: str | None = None
     keep: Keep = "30d"
     """How long an ended question is kept (`90s`, `12h`, `30d`, or `forever`)."""
+    audit_keep: Keep = "365d"
+    """How long an approval audit entry is kept; the chain stays verifiable from its new head."""
 
     @property
     def keep_seconds(self) -> int | None:
@@ -89,6 +92,8 @@ class AgentConfig(_Section):
     locale: Locale = DEFAULT_LOCALE
     """The language askbridge writes in around this agent's questions; a platform section's
     (or webhook channel's) own `locale` wins for its surfaces."""
+    owner: str | None = None
+    """The `[[people]]` name this agent acts for: four-eyes policies keep them from approving."""
 
     @model_validator(mode="after")
     def _reach_in_order(self) -> AgentConfig:
@@ -100,7 +105,8 @@ class AgentConfig(_Section):
 
 
 EventType = Literal["question.created", "question.delivered", "question.reminded",
-                    "question.escalated", "question.resolved"]
+                    "question.escalated", "question.resolved", "approval.created",
+                    "approval.reminded", "approval.escalated", "approval.decided"]
 EVENT_TYPES: tuple[EventType, ...] = get_args(EventType)
 
 
@@ -123,6 +129,8 @@ class BridgeConfig(BaseModel):
     mcp: McpConfig = McpConfig()
     agents: list[AgentConfig] = Field(default_factory=list)
     events: list[EventHookConfig] = Field(default_factory=list)
+    people: list[PersonConfig] = Field(default_factory=list)
+    approvals: list[ApprovalPolicy] = Field(default_factory=list)
     data_dir: str = ".askbridge"
 
     @model_validator(mode="after")
@@ -130,6 +138,10 @@ class BridgeConfig(BaseModel):
         names = [a.name for a in self.agents]
         if len(names) != len(set(names)):
             raise ValueError("Every [[agents]] entry needs its own name.")
+        problems = person_problems(self.people, self.approvals,
+                                   {a.name: a.owner for a in self.agents})
+        if problems:
+            raise ValueError(" ".join(problems))
         return self
 
     def section(self, name: str) -> Mapping[str, Any] | None:
@@ -188,6 +200,8 @@ def adapter_section(ctx: AdapterContext, name: str, model: type[Section]) -> Sec
     raw = ctx.config.section(name)
     if raw is None:
         return None
+    if isinstance(ctx.config, BridgeConfig):  # `answerers` may name people
+        raw = People(ctx.config.people).named_answerers(name, raw)
     try:
         return TypeAdapter(model).validate_python(raw)
     except ValidationError as exc:

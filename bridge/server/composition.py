@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import structlog
 
 from bridge.core.answering import Answering
+from bridge.core.approvals import Approvals
 from bridge.core.broker import Broker
 from bridge.core.emitter import Emitter
 from bridge.core.event_hooks import EventHooks, Hook
@@ -26,6 +27,8 @@ from bridge.model.adapter import Adapter, AdapterContext, AdapterPlugin, LongCon
 from bridge.model.ids import surface_platform
 from bridge.runtime.config import AgentConfig, BridgeConfig, ConfigError
 from bridge.runtime.config_problems import unknown_key
+from bridge.runtime.durations import keep_seconds
+from bridge.runtime.people import ApprovalPolicy, People, PersonConfig
 from bridge.runtime.plugins import discover
 from bridge.store import Store, open_store
 
@@ -117,10 +120,13 @@ class Core:
     receiver: Receiver
     reads: Reads
     emitter: Emitter
+    approvals: Approvals
 
 
 def compose(store: Store, adapters: Mapping[str, Adapter], agents: Sequence[AgentConfig],
-            timeouts: Timeouts | None = None, keep: str = "30d") -> Core:
+            timeouts: Timeouts | None = None, keep: str = "30d",
+            people: Sequence[PersonConfig] = (),
+            policies: Sequence[ApprovalPolicy] = ()) -> Core:
     """Build every collaborator once and hand each only what it calls: no object reaches
     through another to a third."""
     surfaces = Surfaces(adapters, {a.name: a for a in agents})
@@ -133,9 +139,12 @@ def compose(store: Store, adapters: Mapping[str, Adapter], agents: Sequence[Agen
     reach = Reach(store, surfaces, open_questions, outbound, tasks.spawn, emitter.emit)
     broker = Broker(store, surfaces, open_questions, outbound, reach, tasks, emitter)
     reads = Reads(store, surfaces, keep)
-    answering = Answering(store, open_questions, surfaces, broker.resolve)
+    approvals = Approvals(store, broker, People(people), policies)
+    emitter.listeners.append(approvals.changed)
+    answering = Answering(store, open_questions, surfaces, broker.resolve, approvals.vote,
+                          approvals.approver)
     receiver = Receiver(answering, NativeTaps(answering, reads), reach.in_flight)
-    return Core(broker, receiver, reads, emitter)
+    return Core(broker, receiver, reads, emitter, approvals)
 
 
 @dataclass
@@ -149,6 +158,7 @@ class Bridge:
     receiver: Receiver
     reads: Reads
     emitter: Emitter
+    approvals: Approvals
     adapters: dict[str, Adapter] = field(default_factory=dict)
     started: bool = False
     leader: Leader | None = None
@@ -178,11 +188,12 @@ class Bridge:
             problems.append(str(exc))
         if problems:
             raise ConfigError("\n".join(problems))
-        core = compose(store, adapters, config.agents, keep=config.store.keep)
+        core = compose(store, adapters, config.agents, keep=config.store.keep,
+                       people=config.people, policies=config.approvals)
         if hooks is not None:
             core.emitter.listeners.append(hooks.changed)
         return cls(config, env, store, core.broker, core.receiver, core.reads, core.emitter,
-                   adapters, hooks=hooks)
+                   core.approvals, adapters, hooks=hooks)
 
     async def start(self) -> None:
         """Start everything once (a second call, as the app's lifespan makes, does nothing).
@@ -212,7 +223,8 @@ class Bridge:
         self.leader = Leader(self.store, [(n, a) for n, a in self.adapters.items()
                                           if isinstance(a, LongConnection)])
         await self.leader.start()
-        self.retention = Retention(self.store, self.config.store.keep_seconds)
+        self.retention = Retention(self.store, self.config.store.keep_seconds,
+                                   audit_keep=keep_seconds(self.config.store.audit_keep))
         await self.retention.start()
         self.started = True
 

@@ -17,6 +17,7 @@ from bridge.store.writes import Row, Step
 _MIGRATION_LOCK = 0x61736B62  # "askb": one replica migrates at a time
 CHANNEL = "askbridge"
 _LEADER_LOCK = 0x61736B6C  # "askl": held by the replica that keeps the long connections
+_AUDIT_LOCK = 0x61736B61  # "aska": one audit append at a time, so the chain never forks
 
 
 @lru_cache(maxsize=256)
@@ -48,6 +49,7 @@ class PostgresStore(SqlStore):
     shared = True
     dialect = "postgres"
     row_lock = " FOR UPDATE SKIP LOCKED"
+    approval_lock = " FOR UPDATE"
 
     def __init__(self, url: str, min_size: int = 1, max_size: int = 10) -> None:
         self.url = url
@@ -93,6 +95,9 @@ class PostgresStore(SqlStore):
 
     async def _lock_migrations(self, db: Any) -> None:
         await db.execute("SELECT pg_advisory_xact_lock(?)", (_MIGRATION_LOCK,))
+
+    async def _lock_audit(self, db: Any) -> None:
+        await db.execute("SELECT pg_advisory_xact_lock(?)", (_AUDIT_LOCK,))
 
     def _notice(self, event: str, question_id: QuestionId) -> Step:
         return Step("SELECT pg_notify(?, ?)", (CHANNEL, f"{event}:{question_id}"))

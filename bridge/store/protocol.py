@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from bridge.model.ids import AgentName, MessageRef, QuestionId, SessionKey, SurfaceId
+from bridge.store.approval_protocol import ApprovalStore
 from bridge.store.records import (
     DeliveryRecord,
     DeliveryState,
@@ -17,7 +18,7 @@ from bridge.store.records import (
 )
 
 
-class Store(Protocol):
+class Store(ApprovalStore, Protocol):
     """Durable state. Every backend passes `tests/bridge/store/test_store.py`."""
 
     shared: bool

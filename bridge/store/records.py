@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
 
+from bridge.model.approval import ApprovalRequest
 from bridge.model.contract import AskRequest, AskResult, NoAnswerReason
 from bridge.model.ids import AgentName, MessageRef, QuestionId, SessionKey, SurfaceId, UserRef
 
@@ -52,6 +53,9 @@ class QuestionRecord:
     answered_by: AnsweredBy | None = None
     summary: str | None = None
     resolved_at: int | None = None
+    approval: ApprovalRequest | None = None
+    """Set on an approval's backing question: what its prompts show, and why an answer to it
+    is a vote, not the end."""
 
     @property
     def pending(self) -> bool:

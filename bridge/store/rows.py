@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from bridge.model.approval import ApprovalRequest
 from bridge.model.contract import AskRequest, AskResult
 from bridge.model.ids import AgentName, MessageRef, QuestionId, SessionKey, SurfaceId, UserRef
 from bridge.store.records import AnsweredBy, DeliveryRecord, QuestionRecord
@@ -22,9 +23,15 @@ def parse_request(text: str) -> AskRequest:
     return AskRequest.model_validate_json(text)
 
 
+@lru_cache(maxsize=256)
+def parse_approval(text: str) -> ApprovalRequest:
+    """An approval's request as stored (valid when stored: read without checking again)."""
+    return ApprovalRequest.model_validate_json(text, by_alias=True, by_name=False)
+
+
 def row_to_question(row: Row) -> QuestionRecord:
     (qid, agent, session, request, status, reason, result, a_surface, a_user, summary,
-     created_at, expires_at, resolved_at) = tuple(row)
+     created_at, expires_at, resolved_at, approval) = tuple(row)
     return QuestionRecord(
         id=QuestionId(qid),
         agent=AgentName(agent),
@@ -38,6 +45,7 @@ def row_to_question(row: Row) -> QuestionRecord:
         created_at=int(created_at),
         expires_at=int(expires_at),
         resolved_at=int(resolved_at) if resolved_at is not None else None,
+        approval=parse_approval(approval) if approval else None,
     )
 
 

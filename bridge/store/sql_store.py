@@ -13,6 +13,7 @@ from bridge.model.ids import AgentName, MessageRef, QuestionId, SessionKey, Surf
 from bridge.model.text_faults import text_fault
 from bridge.store import writes
 from bridge.store.adapter_state_queries import AdapterStateQueries
+from bridge.store.approval_queries import ApprovalQueries
 from bridge.store.outbox_queries import OutboxQueries
 from bridge.store.reach_queries import ReachQueries
 from bridge.store.records import (
@@ -74,7 +75,7 @@ def statements(sql: str) -> list[str]:
     return found
 
 
-class SqlStore(AdapterStateQueries, ReachQueries, OutboxQueries, RetentionQueries):
+class SqlStore(AdapterStateQueries, ReachQueries, OutboxQueries, RetentionQueries, ApprovalQueries):
     """Every `Store` method as SQL; subclasses provide `_tx()`, `_read()` and `_is_conflict()`
     (and `_alone()`, `_notice()` where they can do better than the defaults)."""
 

@@ -62,7 +62,7 @@ async def run(db: Executor, step: Step) -> int:
 
 QUESTION_COLUMNS = (
     "id, agent, session, request, status, reason, result, answered_surface, answered_user, "
-    "summary, created_at, expires_at, resolved_at"
+    "summary, created_at, expires_at, resolved_at, approval"
 )
 INSERT_ASK = (
     "INSERT INTO asks (id, agent, session, request, created_at, expires_at, surfaces, timers) "

@@ -23,6 +23,7 @@ from bridge.model.prompt import (
     PromptQuestion,
     TextLayout,
 )
+from bridge.text.approval_text import approval_prompt, decided_line
 from bridge.text.i18n import DEFAULT_LOCALE, N_, time_of_day, tr
 
 OTHER_BUTTON = N_("Other…")
@@ -150,6 +151,9 @@ def build_prompt(asked: Asked, caps: Capabilities | bool, locale: str = DEFAULT_
     `caps` allow. A bare bool is the old rule (buttons or not, one single-select question)."""
     if isinstance(caps, bool):
         caps = Capabilities(buttons=caps)
+    if asked.approval is not None:
+        return approval_prompt(asked, asked.approval, caps.buttons, locale,
+                               expiry_line(asked.expires_at, locale))
     questions = list(asked.questions)
     expires = asked.expires_at
     first = questions[0]
@@ -197,11 +201,14 @@ def final_kind(result: AskResult) -> FinalKind:
 
 
 def status_line(result: AskResult, questions: list[Question],
-                locale: str = DEFAULT_LOCALE) -> str:
-    """`Answered: <labels>`, or `Answered` when any answer is free text (never echoed)."""
+                locale: str = DEFAULT_LOCALE, *, approval: bool = False) -> str:
+    """`Answered: <labels>`, or `Answered` when any answer is free text (never echoed); for
+    an approval `Approved by ana` or `Rejected by ana: <reason>`."""
     kind = final_kind(result)
     if kind != "answered":
         return tr(locale, STATUS[kind])
+    if approval:
+        return decided_line(result.answer_map(), locale)
     answers = result.answer_map()
     labels: list[str] = []
     for q in questions:

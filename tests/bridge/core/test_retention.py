@@ -51,3 +51,26 @@ async def test_serving_deletes_what_ended_before_keep_and_both_timelines_say_how
 async def _gone(store: object, qid: str) -> bool:
     assert isinstance(store, SqliteStore)
     return await store.get_question(QuestionId(qid)) is None
+
+
+async def test_audit_retention_deletes_old_entries_and_the_chain_still_verifies(
+    tmp_path: Path,
+) -> None:
+    from bridge.core.audit import verify
+    from bridge.core.retention import Retention
+    from bridge.store.approval_records import AuditDraft
+
+    store = SqliteStore(str(tmp_path / "audit.db"))
+    await store.open()
+    try:
+        for n, days_ago in enumerate((400, 380, 10, 1)):
+            async with store.transaction() as db:
+                await store.append_audit(db, AuditDraft(
+                    "rule_revoked", None, {"ruleId": f"r_{n}"}, now_ms() - days_ago * DAY_MS))
+        retention = Retention(store, None, audit_keep=365 * 86_400)
+        assert await retention.purge_audit() == 2
+        assert [e.seq for e in await store.audit_entries()] == [3, 4]
+        report = await verify(store)
+        assert report.ok and report.entries == 2
+    finally:
+        await store.close()

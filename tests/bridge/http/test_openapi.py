@@ -32,9 +32,10 @@ async def test_query_parameters_are_checked_and_every_documented_operation_is_se
         served = [(method, path) for path, operations in spec["paths"].items()
                   for method, operation in operations.items()
                   if operation.get("security") == [{"bearer": []}]]  # the agents' API
-        assert len(served) == 8
+        assert len(served) == 18  # questions 8, approvals 6, rules 2, audit 2
         for method, path in served:
-            concrete = path.replace("{session}", "main").replace("{question_id}", qid)
+            concrete = (path.replace("{session}", "main").replace("{question_id}", qid)
+                        .replace("{approval_id}", qid).replace("{rule_id}", "r_1"))
             assert (await http.request(method.upper(), concrete)).status_code == 401, path
 
 

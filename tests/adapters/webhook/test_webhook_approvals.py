@@ -1,0 +1,185 @@
+"""Approvals on the webhook text channel end to end: the prompt (`kind: "approval"`, arguments in
+full), replies that vote, quorum, four eyes, rules, expiry, and the audit chain behind them."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from bridge import SIGNATURE_HEADER, sign
+from bridge.core.audit import verify
+from tests.fakes.gateway import Gateway, gateway
+from tests.harness import AGENT_TOKEN, WEBHOOK_SECRET, Running, make_config, running, until
+
+AUTH = {"Authorization": f"Bearer {AGENT_TOKEN}"}
+DEPLOY: dict[str, Any] = {"action": "Deploy web to production", "tool": "deploy", "risk": "high",
+          "arguments": {"service": "web", "env": "production", "replicas": 3}}
+PEOPLE = [{"name": "ana", "webhook": ["sms:+100"]}, {"name": "budi", "webhook": ["sms:+101"]},
+          {"name": "cita", "webhook": ["sms:+103"]}]
+
+
+@asynccontextmanager
+async def bridge(tmp_path: Path, answerers: tuple[str, ...] = (), **sections: Any,
+                 ) -> AsyncIterator[tuple[Running, Gateway, httpx.AsyncClient]]:
+    async with gateway(WEBHOOK_SECRET) as gw:
+        channel = {"secret_env": "HOOK_SECRET", "url": gw.url, "answerers": list(answerers)}
+        config = make_config(tmp_path, surfaces=("webhook:sms:+100", "webhook:sms:+102"),
+                             webhooks={"sms": channel}, **sections)
+        async with running(config) as r, r.http() as http:
+            yield r, gw, http
+
+
+def approvals(gw: Gateway) -> list[dict[str, Any]]:
+    return [p for p in gw.received if p["kind"] == "approval"]
+
+
+def statuses(gw: Gateway) -> list[str]:
+    return [p["text"] for p in gw.received if p["kind"] == "status"]
+
+
+async def reply(http: httpx.AsyncClient, text: str, sender: str = "+100",
+                conversation: str = "+100") -> dict[str, Any]:
+    body = json.dumps({"conversation": conversation, "sender": sender, "text": text}).encode()
+    response = await http.post("/v1/channels/webhook/sms", content=body, headers={
+        SIGNATURE_HEADER: sign(WEBHOOK_SECRET, body), "content-type": "application/json"})
+    assert response.status_code == 200, response.text
+    return dict(response.json())
+
+
+async def asked(http: httpx.AsyncClient, gw: Gateway, body: dict[str, Any] = DEPLOY,
+                session: str = "main") -> asyncio.Task[httpx.Response]:
+    """A blocking approve call, once its prompt reached both conversations."""
+    before = len(approvals(gw))
+    call = asyncio.create_task(http.post(f"/v1/sessions/{session}/approve", json=body,
+                                         headers=AUTH))
+    await until(lambda: len(approvals(gw)) >= before + 2 or call.done())
+    return call
+
+
+async def test_approve_by_reply_returns_the_arguments_and_finalizes(tmp_path: Path) -> None:
+    async with bridge(tmp_path) as (r, gw, http):
+        call = await asked(http, gw)
+        prompt = approvals(gw)[0]
+        assert prompt["questionId"].startswith("q_")
+        text = prompt["text"]
+        assert "Deploy web to production" in text and "Tool: deploy" in text
+        assert "Risk: high" in text and '"replicas": 3' in text and "1) Approve" in text
+        told = await reply(http, "approve")
+        assert told == {"accepted": True, "reply": "Approved."}
+        result = (await call).json()
+        assert result == {"status": "approved", "arguments": DEPLOY["arguments"], "edited": False,
+                          "scope": "once",
+                          "decidedBy": [{"surface": "webhook:sms:+100", "user": "+100"}]}
+        await until(lambda: len(statuses(gw)) == 2)
+        assert statuses(gw) == ["Approval: Approved by +100"] * 2
+        record = (await http.get(f"/v1/approvals/{prompt['questionId']}", headers=AUTH)).json()
+        assert record["status"] == "approved" and record["votes"][0]["decision"] == "approve"
+        report = await verify(r.bridge.store)
+        assert report.ok and report.entries == 3  # requested, voted, decided
+
+
+async def test_reject_needs_a_reason_and_reports_it(tmp_path: Path) -> None:
+    async with bridge(tmp_path) as (_, gw, http):
+        call = await asked(http, gw)
+        assert (await reply(http, "reject"))["accepted"] is False
+        assert (await reply(http, "what is this?"))["reply"].startswith('Reply "approve"')
+        told = await reply(http, "tolak terlalu berisiko")
+        assert told == {"accepted": True, "reply": "Rejected."}
+        assert (await call).json() == {
+            "status": "rejected", "reason": "terlalu berisiko",
+            "decidedBy": [{"surface": "webhook:sms:+100", "user": "+100"}]}
+        await until(lambda: len(statuses(gw)) == 2)
+        assert statuses(gw)[0] == "Approval: Rejected by +100: terlalu berisiko"
+
+
+async def test_a_stale_payload_and_a_stranger_are_refused(tmp_path: Path) -> None:
+    async with bridge(tmp_path, answerers=("ana",), people=PEOPLE) as (_, gw, http):
+        call = await asked(http, gw)
+        stale = await reply(http, "approve #0123456789ab")
+        assert stale["accepted"] is False and "out of date" in stale["reply"]
+        stranger = await reply(http, "approve", sender="+999")
+        assert stranger["accepted"] is False and "Sorry" in stranger["reply"]
+        assert not call.done()
+        shown = approvals(gw)[0]["text"].split("Payload: #")[1][:12]
+        assert (await reply(http, f"approve #{shown}"))["accepted"] is True
+        assert (await call).json()["status"] == "approved"
+
+
+async def test_two_of_three_counts_a_person_on_two_surfaces_once(tmp_path: Path) -> None:
+    policy = {"tool": "deploy", "approvers": ["ana", "budi", "cita"], "required": 2}
+    async with bridge(tmp_path, people=PEOPLE, approvals=[policy]) as (_, gw, http):
+        call = await asked(http, gw)
+        first = await reply(http, "approve")
+        assert first == {"accepted": True, "reply": "Recorded: 1 of 2 approvals."}
+        again = await reply(http, "1", sender="+100", conversation="+102")  # ana elsewhere
+        assert again["accepted"] is False and "already recorded" in again["reply"]
+        assert not call.done()
+        assert (await reply(http, "approve", sender="+101"))["reply"] == "Approved."
+        result = (await call).json()
+        assert [d["user"] for d in result["decidedBy"]] == ["+100", "+101"]
+        await until(lambda: len(statuses(gw)) == 2)
+        assert statuses(gw)[0] == "Approval: Approved by ana, budi"
+
+
+async def test_four_eyes_keeps_the_owner_from_approving(tmp_path: Path) -> None:
+    policy = {"approvers": ["ana", "budi"], "exclude_requester": True}
+    agents = [{"name": "assistant", "token_env": "AGENT_TOKEN", "owner": "ana",
+               "surfaces": ["webhook:sms:+100", "webhook:sms:+102"]}]
+    async with bridge(tmp_path, people=PEOPLE, approvals=[policy], agents=agents) as (_, gw,
+                                                                                     http):
+        call = await asked(http, gw)
+        own = await reply(http, "approve")
+        assert own["accepted"] is False and "someone else" in own["reply"]
+        assert (await reply(http, "setuju", sender="+101"))["accepted"] is True
+        assert (await call).json()["decidedBy"] == [{"surface": "webhook:sms:+100",
+                                                     "user": "+101"}]
+
+
+async def test_allow_for_an_hour_approves_the_same_call_at_once(tmp_path: Path) -> None:
+    async with bridge(tmp_path) as (r, gw, http):
+        call = await asked(http, gw)
+        told = await reply(http, "3")
+        assert told["reply"] == "Approved; the same call is allowed for 1 hour."
+        assert (await call).json()["scope"] == "once"
+        await until(lambda: len(statuses(gw)) == 2)
+        sent = len(gw.received)
+        again = await http.post("/v1/sessions/main/approve", json=DEPLOY, headers=AUTH)
+        assert again.json()["scope"] == "rule" and again.json()["status"] == "approved"
+        other = {**DEPLOY, "arguments": {**DEPLOY["arguments"], "replicas": 9}}
+        created = await http.post("/v1/sessions/main/approvals", json=other, headers=AUTH)
+        assert created.status_code == 202 and created.json()["status"] == "pending"
+        await until(lambda: len(approvals(gw)) == 4)
+        assert len(gw.received) == sent + 2  # only the one with other arguments went out
+        rules = (await http.get("/v1/rules", headers=AUTH)).json()["rules"]
+        assert len(rules) == 1 and rules[0]["tool"] == "deploy"
+        revoked = await http.post(f"/v1/rules/{rules[0]['id']}/revoke", headers=AUTH)
+        assert revoked.json()["revokedAt"] is not None
+        assert (await http.get("/v1/rules", headers=AUTH)).json()["rules"] == []
+        kinds = [e.kind for e in await r.bridge.store.audit_entries()]
+        assert kinds.count("rule_created") == 1 and kinds[-1] == "rule_revoked"
+        assert (await verify(r.bridge.store)).ok
+
+
+async def test_an_expired_approval_is_no_answer(tmp_path: Path) -> None:
+    async with bridge(tmp_path) as (r, gw, http):
+        created = (await http.post("/v1/sessions/main/approvals", json=DEPLOY,
+                                   headers=AUTH)).json()
+        await until(lambda: len(approvals(gw)) == 2)
+        await r.bridge.broker.expire(created["id"])  # what its deadline does
+        result = await http.get(f"/v1/approvals/{created['id']}/result",
+                                params={"wait": "5"}, headers=AUTH)
+        assert result.json() == {"status": "no_answer", "reason": "expired"}
+        assert (await reply(http, "approve"))["accepted"] is False
+        entries = await until(lambda: _decided(r))
+        assert entries[-1].data["status"] == "no_answer"
+
+
+async def _decided(r: Running) -> Any:
+    entries = await r.bridge.store.audit_entries()
+    return entries if entries and entries[-1].kind == "decided" else None
