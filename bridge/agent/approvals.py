@@ -9,8 +9,8 @@ from typing import Any
 
 import httpx
 
-from bridge.agent.approval_result import ApprovalResult
 from bridge.agent.calls import AskError, Caller, body_of, refused
+from bridge.model.approval import ApprovalResult
 
 
 def approval_body(
@@ -30,7 +30,7 @@ def approval_body(
     return {k: v for k, v in fields.items() if v is not None}
 
 
-class Approvals(Caller):
+class ApprovalCalls(Caller):
     """Approvals over HTTP, for the agent whose token the client holds."""
 
     async def approve(self, action: str, *, session: str | None = None,
@@ -113,3 +113,25 @@ class Approvals(Caller):
 
     async def revoke_rule(self, rule_id: str) -> dict[str, Any]:
         return dict((await self._call("POST", f"/v1/rules/{rule_id}/revoke")).json())
+
+    async def audit_page(self, after: int = 0, limit: int = 1000,
+                         since: str | None = None) -> dict[str, Any]:
+        """One page of the audit log in chain order: `{entries, anchor, next}` (main agents)."""
+        params: dict[str, Any] = {"after": after, "limit": limit}
+        if since:
+            params["since"] = since
+        return dict((await self._call("GET", "/v1/audit", params=params)).json())
+
+    async def audit(self, since: str | None = None) -> list[dict[str, Any]]:
+        """Every audit entry (written at or after `since`, ISO 8601), every page."""
+        found: list[dict[str, Any]] = []
+        after: int | None = 0
+        while after is not None:
+            page = await self.audit_page(after, 1000, since)
+            found += page["entries"]
+            after = page.get("next")
+        return found
+
+    async def verify_audit(self) -> dict[str, Any]:
+        """The server's check of the whole chain: `{ok, entries, brokenAt, problem}`."""
+        return dict((await self._call("GET", "/v1/audit/verify")).json())

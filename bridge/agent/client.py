@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 
-from bridge.agent.approvals import Approvals
+from bridge.agent.approvals import ApprovalCalls
 from bridge.agent.calls import AskError as AskError  # where callers have always found it
 from bridge.agent.calls import body_of, refused
 from bridge.model.contract import AskRequest, AskResult
@@ -47,7 +47,7 @@ def default_token(data_dir: str = ".askbridge") -> str | None:
     return creds.get("agent_token") if creds else None
 
 
-class AskClient(Approvals):
+class AskClient(ApprovalCalls):
     """Talks to one askbridge server as one agent. Use `async with`, or call `aclose()`."""
 
     def __init__(

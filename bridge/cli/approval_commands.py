@@ -10,7 +10,6 @@ from typing import Any
 
 import httpx
 
-from bridge.agent.approval_result import ApprovalResult
 from bridge.agent.approvals import approval_body
 from bridge.agent.client import AskClient, AskError
 from bridge.cli.agent_commands import (
@@ -20,6 +19,7 @@ from bridge.cli.agent_commands import (
     run_client,
     say,
 )
+from bridge.model.approval import ApprovalResult
 from bridge.text.i18n import tr
 
 EXIT_APPROVED = EXIT_ANSWERED
@@ -117,7 +117,8 @@ def cmd_rules_list(args: argparse.Namespace) -> int:
 
 def rule_line(rule: dict[str, Any]) -> str:
     """One rule on one line: id, agent, tool, which arguments, until when."""
-    arguments = rule.get("argumentsHash") or "any arguments"
+    arguments = "any arguments" if rule.get("anyArguments") else (
+        f"arguments {str(rule.get('payloadHash'))[:12]}…")
     return (f"{rule.get('id')}  {rule.get('agent')}  {rule.get('tool') or '-'}  {arguments}  "
             f"until {rule.get('expiresAt')}")
 

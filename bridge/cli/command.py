@@ -13,6 +13,7 @@ from bridge.agent.client import DEFAULT_URL
 from bridge.cli import (
     agent_commands,
     approval_commands,
+    audit_commands,
     hook_command,
     reply_command,
     waiting_commands,
@@ -167,6 +168,7 @@ def _ask_parser(sub: Any) -> None:
     mcp.set_defaults(func=agent_commands.cmd_mcp)
     approval_commands.add_parsers(sub, _agent_options)
     hook_command.add_parsers(sub, _agent_options)
+    audit_commands.add_parsers(sub, _agent_options)
 
 
 DESCRIPTION = ("askbridge: an AI agent asks a person structured questions and waits; the person "

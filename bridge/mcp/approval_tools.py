@@ -12,6 +12,7 @@ from typing import Any, Protocol
 import mcp.types as mt
 
 from bridge.agent.claude_code import PermissionPromptInput, approval_body, permission_output
+from bridge.http.approval_schemas import APPROVAL_SCHEMAS, approval_request_schema
 from bridge.mcp.tool import AskFailure, Progress
 from bridge.model.errors import error_body
 from bridge.model.validation import InvalidRequest, Problem
@@ -160,13 +161,12 @@ class ApprovalTools:
 
 
 def request_schema() -> dict[str, Any]:
-    """PROVISIONAL until the approvals core's model lands."""
-    return {"type": "object", "properties": {"action": {"type": "string", "maxLength": 200}},
-            "required": ["action"]}
+    """The request's JSON Schema, as the OpenAPI document states it (camelCase, unknown keys
+    rejected, the limits a host can check before calling)."""
+    return approval_request_schema()
 
 
 def result_schema() -> dict[str, Any]:
-    """PROVISIONAL until the approvals core's model lands."""
-    return {"type": "object", "properties": {"status": {"enum": ["approved", "rejected",
-                                                                 "no_answer"]}},
-            "required": ["status"]}
+    """The result the call's structured content holds: approved, rejected, or no answer."""
+    return {"type": "object", "oneOf": [APPROVAL_SCHEMAS["Approved"], APPROVAL_SCHEMAS[
+        "Rejected"], APPROVAL_SCHEMAS["ApprovalNoAnswer"]]}

@@ -24,10 +24,13 @@ from mcp.types import PARSE_ERROR
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from bridge.core.approvals import Approvals
 from bridge.core.blocking_ask import ask_and_wait
 from bridge.core.broker import Broker
 from bridge.http.bodies import reread
 from bridge.http.responses import refusal
+from bridge.mcp.approval_tools import ApprovalTools
+from bridge.mcp.approvers import BrokerApprover
 from bridge.mcp.origins import OriginGuard
 from bridge.mcp.sessions import AgentSessions
 from bridge.mcp.tool import AskFailure, Progress, build_server, with_progress
@@ -113,6 +116,7 @@ def mcp_mount(
     broker: Broker, tokens: dict[str, str], guard: OriginGuard,
     interval: float = PROGRESS_SECONDS,
     grace: float = GRACE_SECONDS, sessions_per_agent: int = 32,
+    approvals: Approvals | None = None,
 ) -> tuple[ASGIApp, Callable[[Any], AbstractAsyncContextManager[None]]]:
     """The /mcp ASGI app and the lifespan that runs its session manager."""
 
@@ -125,7 +129,14 @@ def mcp_mount(
         sdk_log.addFilter(_CLIENT_GONE)
     # Stateful sessions, so that a client's notifications/cancelled reaches the waiting call.
     # The SDK's one cap for everyone is off: each agent has its own (AgentSessions).
-    manager = StreamableHTTPSessionManager(build_server(asker_for), stateless=False,
+    def approval_tools() -> ApprovalTools:
+        asker = asker_for()
+        assert approvals is not None
+        return ApprovalTools(BrokerApprover(approvals, asker.agent, asker.session,
+                                            asker._stream_gone, interval))
+
+    server = build_server(asker_for, more=approval_tools if approvals else None)
+    manager = StreamableHTTPSessionManager(server, stateless=False,
                                            json_response=False, max_sessions=None)
     sessions = AgentSessions(sessions_per_agent)
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 if TYPE_CHECKING:
+    from bridge.core.approvals import Approvals
     from bridge.core.broker import Broker
     from bridge.mcp.origins import OriginGuard
 
@@ -23,8 +24,9 @@ class LazyMcp:
     own until the server stops."""
 
     def __init__(self, broker: Broker, tokens: dict[str, str], guard: OriginGuard,
-                 sessions_per_agent: int = 32) -> None:
+                 sessions_per_agent: int = 32, approvals: Approvals | None = None) -> None:
         self.broker = broker
+        self.approvals = approvals
         self.tokens = tokens
         self.guard = guard
         self.sessions_per_agent = sessions_per_agent
@@ -43,7 +45,8 @@ class LazyMcp:
         try:
             http = await asyncio.to_thread(importlib.import_module, "bridge.mcp.http")
             app, lifespan = http.mcp_mount(self.broker, self.tokens, self.guard,
-                                           sessions_per_agent=self.sessions_per_agent)
+                                           sessions_per_agent=self.sessions_per_agent,
+                                           approvals=self.approvals)
             async with lifespan(None):
                 ready.set_result(app)
                 await self._stop.wait()

@@ -97,7 +97,7 @@ def create_app(bridge: Bridge, extra_lifespans: list[Lifespan] | None = None) ->
     """The ASGI app for one bridge; starting it starts the bridge (and stops it after)."""
     mounts: list[tuple[str, ASGIApp, Lifespan | None]] = []
     mcp = LazyMcp(bridge.broker, agent_tokens(bridge), OriginGuard(bridge.config),
-                  bridge.config.mcp.sessions_per_agent)
+                  bridge.config.mcp.sessions_per_agent, approvals=bridge.approvals)
     mounts.append(("/mcp", mcp, mcp.lifespan))
 
     @asynccontextmanager

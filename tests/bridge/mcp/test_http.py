@@ -46,7 +46,8 @@ async def test_http_mcp_lists_and_answers(tmp_path: Path) -> None:
         async with streamable_http_client(f"{r.url}/mcp", http_client=client) as (read, write, _):
             async with ClientSession(read, write) as s:
                 await s.initialize()
-                assert [t.name for t in (await s.list_tools()).tools] == ["ask_user", "request_approval", "approve_tool_use"]
+                assert [t.name for t in (await s.list_tools()).tools] == [
+                    "ask_user", "request_approval", "approve_tool_use"]
                 answering = asyncio.create_task(answer_when_pending(r, "canary"))
                 result = await s.call_tool("ask_user", DEPLOY)
                 await answering
