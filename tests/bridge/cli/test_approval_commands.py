@@ -85,3 +85,24 @@ async def test_rules_list_when_there_are_none(tmp_path: Path) -> None:
         assert "No rules" in out
         code, out, _ = await run(tmp_path, "rules", "list", "--json", **env(r))
         assert code == 0 and json.loads(out) == []
+
+
+async def test_allow_for_an_hour_is_a_rule_listed_and_revoked(tmp_path: Path) -> None:
+    args = ("approve", "Deploy 1432 to prod", "--tool", "Bash", "--arguments", DEPLOY)
+    async with running(make_config(tmp_path)) as r:
+        deciding = asyncio.create_task(decide_when_pending(r, "allow"))
+        code, out, _ = await run(tmp_path, *args, **env(r))
+        await deciding
+        assert code == 0 and json.loads(out)["scope"] == "once"
+        code, out, _ = await run(tmp_path, *args, **env(r))  # nobody is asked this time
+        assert code == 0 and json.loads(out)["scope"] == "rule"
+        code, out, _ = await run(tmp_path, "rules", "list", **env(r))
+        assert code == 0
+        rule_id, agent, tool = out.split()[:3]
+        assert (agent, tool) == ("assistant", "Bash") and "until" in out
+        code, out, _ = await run(tmp_path, "rules", "revoke", rule_id, **env(r))
+        assert code == 0 and json.loads(out)["revokedAt"]
+        code, out, _ = await run(tmp_path, "rules", "list", "--json", **env(r))
+        assert json.loads(out) == []
+        code, _, err = await run(tmp_path, "rules", "revoke", "no-such-rule", **env(r))
+        assert code == 2 and "no rule" in err
