@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from bridge import AgentName, ApprovalDecided, SessionKey, SurfaceId, UserRef
 from tests.adapters.webhook.support import post_reply
 from tests.bridge.shell import ASKBRIDGE
 from tests.harness import (
@@ -105,9 +106,11 @@ async def test_a_person_decides_the_tool_use(tmp_path: Path, reply: str, decided
         assert printed["permissionDecision"] == decided
         assert reason in printed["permissionDecisionReason"]
         # The person was asked about exactly the tool input, in the Claude session's own session.
-        line = await r.bridge.store.timeline(  # type: ignore[arg-type]
-            "assistant", "claude:8c35adc1-5b7e-4d0c-9a51-3f1e2d4c6b70")
-        assert len(line) == 1
+        asked = await r.bridge.store.approvals_of(
+            AgentName("assistant"), SessionKey("claude:8c35adc1-5b7e-4d0c-9a51-3f1e2d4c6b70"))
+        assert [a.request.arguments for a in asked] == [
+            json.loads(fixture("pre_tool_use_bash.json"))["tool_input"]]
+        assert asked[0].request.tool == "Bash"
 
 
 async def test_no_answer_hands_the_decision_back_to_claude_code(tmp_path: Path) -> None:
@@ -133,3 +136,25 @@ async def test_a_subagent_token_is_refused_and_claude_code_decides(tmp_path: Pat
         decided = decision_of(out)
         assert decided["permissionDecision"] == "ask"
         assert "askbridge refused the approval" in decided["permissionDecisionReason"]
+
+
+async def edit_when_pending(r: Running, arguments: dict[str, Any]) -> None:
+    """The person approves an edit of the arguments (from the web card or a modal)."""
+    pending = await until(lambda: r.bridge.store.pending_on_surface("webhook:sms:+100"))  # type: ignore[arg-type]
+    decided = await r.bridge.receiver.approval_decided(ApprovalDecided(
+        SurfaceId("webhook:sms:+100"), UserRef("+100"), pending[0].id, "approve",
+        authorized=True, arguments=arguments))
+    assert decided.accepted
+
+
+async def test_an_edit_runs_as_edited(tmp_path: Path) -> None:
+    edited = {"command": "./deploy.sh --build 1432 --env staging"}
+    async with running(make_config(tmp_path)) as r:
+        editing = asyncio.create_task(edit_when_pending(r, edited))
+        code, out, err = await hook(tmp_path, fixture("pre_tool_use_bash.json"),
+                                    ASKBRIDGE_URL=r.url, ASKBRIDGE_TOKEN=AGENT_TOKEN)
+        await editing
+        assert code == 0, err
+        printed = decision_of(out)
+        assert printed["permissionDecision"] == "allow"
+        assert printed["updatedInput"] == edited

@@ -11,17 +11,19 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import jsonschema
+import jsonschema  # type: ignore[import-untyped]  # no stubs; validate() needs none
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
+from bridge import ApprovalDecided, SurfaceId, UserRef
 from tests.adapters.webhook.support import post_reply
 from tests.harness import AGENT_TOKEN, SUB_TOKEN, Running, free_port, make_config, running, until
 
 PAYLOADS = Path(__file__).resolve().parents[2] / "fakes" / "payloads" / "claude_code"
 PERMISSION = json.loads((PAYLOADS / "permission_prompt_bash.json").read_text())
 TOOLS = ["ask_user", "request_approval", "approve_tool_use"]
+SMS = SurfaceId("webhook:sms:+100")
 
 
 def stdio_params(url: str, token: str = AGENT_TOKEN) -> StdioServerParameters:
@@ -75,6 +77,25 @@ async def test_approve_tool_use_allows_with_the_input_or_denies_with_the_reason(
             answer = json.loads(text_of(denied))
             assert answer["behavior"] == "deny" and "not on a Friday" in answer["message"]
             assert set(answer) == {"behavior", "message"}
+
+
+async def test_approve_tool_use_hands_back_the_persons_edit(tmp_path: Path) -> None:
+    edited = {"command": "./deploy.sh --build 1432 --env staging"}
+
+    async def edit() -> None:
+        pending = await until(lambda: r.bridge.store.pending_on_surface(SMS))
+        decided = await r.bridge.receiver.approval_decided(ApprovalDecided(
+            SMS, UserRef("+100"), pending[0].id, "approve", authorized=True, arguments=edited))
+        assert decided.accepted
+
+    async with running(make_config(tmp_path)) as r:
+        async with stdio_client(stdio_params(r.url)) as (read, write), \
+                ClientSession(read, write) as s:
+            await s.initialize()
+            editing = asyncio.create_task(edit())
+            allowed = await s.call_tool("approve_tool_use", PERMISSION)
+            await editing
+            assert json.loads(text_of(allowed)) == {"behavior": "allow", "updatedInput": edited}
 
 
 async def test_request_approval_returns_its_result_as_structured_content(tmp_path: Path) -> None:
