@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -158,3 +159,27 @@ async def test_an_edit_runs_as_edited(tmp_path: Path) -> None:
         printed = decision_of(out)
         assert printed["permissionDecision"] == "allow"
         assert printed["updatedInput"] == edited
+
+
+async def test_claude_code_stopping_the_hook_cancels_the_approval(tmp_path: Path) -> None:
+    async with running(make_config(tmp_path)) as r:
+        proc = await asyncio.create_subprocess_exec(
+            *ASKBRIDGE, "hook", "claude-pre-tool-use", cwd=tmp_path,
+            env=clean_env(ASKBRIDGE_URL=r.url, ASKBRIDGE_TOKEN=AGENT_TOKEN),
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE)
+        assert proc.stdin is not None
+        proc.stdin.write(fixture("pre_tool_use_bash.json"))
+        proc.stdin.close()
+        pending = await until(lambda: r.bridge.store.pending_questions())
+        proc.send_signal(signal.SIGTERM)  # Claude Code's hook timeout
+        out, _ = await asyncio.wait_for(proc.communicate(), 30)
+        assert proc.returncode == 0
+        assert decision_of(out.decode())["permissionDecision"] == "ask"
+        approval = await until(lambda: _ended(r, pending[0].id))
+        assert approval.result.reason == "cancelled"
+
+
+async def _ended(r: Running, approval_id: Any) -> Any:
+    approval = await r.bridge.approvals.get(approval_id)
+    return None if approval.pending else approval

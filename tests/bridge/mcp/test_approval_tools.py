@@ -144,3 +144,30 @@ async def test_over_streamable_http_too(tmp_path: Path) -> None:
                 assert json.loads(text_of(denied))["behavior"] == "deny"
         line = await r.bridge.store.timeline("assistant", "web-mcp")  # type: ignore[arg-type]
         assert len(line) == 1
+
+
+async def test_progress_while_waiting_and_a_cancelled_call_cancels_the_approval(
+        tmp_path: Path) -> None:
+    updates: list[str] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        updates.append(message or "")
+
+    async with running(make_config(tmp_path)) as r:
+        async with stdio_client(stdio_params(r.url)) as (read, write), \
+                ClientSession(read, write) as s:
+            await s.initialize()
+            call = asyncio.create_task(s.call_tool(
+                "request_approval", {"action": "Rotate the keys", "timeoutSeconds": 60},
+                progress_callback=on_progress))
+            pending = await until(lambda: r.bridge.store.pending_questions())
+            await until(lambda: updates)
+            assert "Waiting for the approval" in updates[0] and "s left" in updates[0]
+            call.cancel()
+        approval = await until(lambda: _ended(r, pending[0].id))
+        assert approval.result.to_json() == {"status": "no_answer", "reason": "cancelled"}
+
+
+async def _ended(r: Running, approval_id: Any) -> Any:
+    approval = await r.bridge.approvals.get(approval_id)
+    return None if approval.pending else approval
