@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import jsonschema  # type: ignore[import-untyped]  # no stubs; validate() needs none
 from mcp import ClientSession, StdioServerParameters
+from mcp import types as mt
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -142,8 +143,16 @@ async def test_over_streamable_http_too(tmp_path: Path) -> None:
                 denied = await s.call_tool("approve_tool_use", PERMISSION)
                 await deciding
                 assert json.loads(text_of(denied))["behavior"] == "deny"
-        line = await r.bridge.store.timeline("assistant", "web-mcp")  # type: ignore[arg-type]
-        assert len(line) == 1
+                call = asyncio.create_task(s.call_tool("request_approval", {"action": "Go"}))
+                pending = await until(lambda: r.bridge.store.pending_questions())
+                request_id = s._request_id - 1  # the call's JSON-RPC id
+                await s.send_notification(mt.ClientNotification(mt.CancelledNotification(
+                    params=mt.CancelledNotificationParams(requestId=request_id))))
+                approval = await until(lambda: _ended(r, pending[0].id))  # ended with it
+                assert approval.result.reason == "cancelled"
+                call.cancel()
+        line = await r.bridge.store.approvals_of("assistant", "web-mcp")  # type: ignore[arg-type]
+        assert [a.request.tool for a in line] == [None, "Bash"]
 
 
 async def test_progress_while_waiting_and_a_cancelled_call_cancels_the_approval(
@@ -171,3 +180,36 @@ async def test_progress_while_waiting_and_a_cancelled_call_cancels_the_approval(
 async def _ended(r: Running, approval_id: Any) -> Any:
     approval = await r.bridge.approvals.get(approval_id)
     return None if approval.pending else approval
+
+
+# A real MCP SDK client in its own process: Claude Code's permission prompt call, then killed.
+VANISHING_HOST = """
+import asyncio, sys
+import httpx
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+async def main(url, token):
+    headers = {"Authorization": f"Bearer {token}", "X-Askbridge-Session": "vanish"}
+    async with httpx.AsyncClient(headers=headers, trust_env=False, timeout=None) as http:
+        async with streamable_http_client(url, http_client=http) as (read, write, _):
+            async with ClientSession(read, write) as s:
+                await s.initialize()
+                await s.call_tool("approve_tool_use", {"tool_name": "Bash",
+                                                       "input": {"command": "ls"}})
+
+asyncio.run(main(sys.argv[1], sys.argv[2]))
+"""
+
+
+async def test_a_host_killed_mid_call_cancels_its_approval(tmp_path: Path) -> None:
+    async with running(make_config(tmp_path)) as r:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", VANISHING_HOST, f"{r.url}/mcp", AGENT_TOKEN)
+        try:
+            pending = await until(lambda: r.bridge.store.pending_questions(), timeout=30)
+        finally:
+            proc.kill()  # SIGKILL: a dead socket, nothing else
+            await proc.wait()
+        approval = await until(lambda: _ended(r, pending[0].id), timeout=15)
+        assert approval.result.reason == "cancelled"
