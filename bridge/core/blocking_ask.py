@@ -9,9 +9,12 @@ from typing import Literal
 
 import structlog
 
+from bridge.core.approvals import Approvals
 from bridge.core.broker import Broker
+from bridge.model.approval import ApprovalRequest
 from bridge.model.contract import AskRequest
 from bridge.model.ids import SessionKey
+from bridge.store.approval_records import ApprovalRecord
 from bridge.store.records import QuestionRecord
 
 log = structlog.get_logger("askbridge.api")
@@ -29,6 +32,18 @@ async def ask_and_wait(broker: Broker, agent: str, session: SessionKey, request:
     the question is asked, so a refused ask leaves no watcher behind."""
     record = await broker.ask(agent, session, request)
     return await follow(broker, record, gone)
+
+
+async def approve_and_wait(approvals: Approvals, agent: str, session: SessionKey,
+                           request: ApprovalRequest, gone: Callable[[], Awaitable[object]],
+                           ) -> tuple[Outcome, ApprovalRecord]:
+    """`request_approval`, blocking (HTTP's /approve, MCP's tool): ask (a rule may approve at
+    once), then wait as `ask_and_wait` does; the asker leaving cancels the approval."""
+    approval = await approvals.request(agent, session, request)
+    if not approval.pending:
+        return "ended", approval
+    outcome, _ = await follow(approvals.broker, await approvals.broker.get(approval.id), gone)
+    return outcome, await approvals.get(approval.id)
 
 
 async def follow(broker: Broker, record: QuestionRecord, gone: Callable[[], Awaitable[object]],

@@ -12,7 +12,7 @@ from starlette.responses import JSONResponse
 from bridge.core.approval_reads import approval_view_of, audit_view, rule_view
 from bridge.core.approvals import Approvals
 from bridge.core.audit import verify
-from bridge.core.blocking_ask import follow
+from bridge.core.blocking_ask import approve_and_wait
 from bridge.http.api import Auth, Routes, wait_disconnect
 from bridge.http.bodies import read_json
 from bridge.http.openapi import ERROR_TEXT, responses
@@ -54,18 +54,14 @@ def add_approvals(routes: Routes, approvals: Approvals, auth: Auth) -> None:
         agent = auth.agent(request)
         key = session_key(session)
         asked = parse_approval_request(await read_json(request))
-        approval = await approvals.request(agent.name, key, asked)
-        if approval.pending:
-            question = await approvals.broker.get(approval.id)
-            outcome, _ = await follow(approvals.broker, question,
-                                      lambda: wait_disconnect(request))
-            if outcome == "restarting":
-                body = error_body("restarting", [{"loc": "server", "msg": (
-                    "askbridge is restarting; the approval stays pending. Poll GET "
-                    f"/v1/approvals/{approval.id}/result?wait=60 until it is decided.")}])
-                return JSONResponse({**body, "id": approval.id}, status_code=503,
-                                    headers={"Retry-After": "1"})
-            approval = await approvals.get(approval.id)
+        outcome, approval = await approve_and_wait(approvals, agent.name, key, asked,
+                                                   lambda: wait_disconnect(request))
+        if outcome == "restarting":
+            body = error_body("restarting", [{"loc": "server", "msg": (
+                "askbridge is restarting; the approval stays pending. Poll GET "
+                f"/v1/approvals/{approval.id}/result?wait=60 until it is decided.")}])
+            return JSONResponse({**body, "id": approval.id}, status_code=503,
+                                headers={"Retry-After": "1"})
         return JSONResponse(result_json(approval))
 
     @routes.add("POST", "/sessions/{session}/approvals", operation_id="create_approval",

@@ -7,6 +7,7 @@ on every replica and in every language that implements the RFC."""
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import Any
 
 import rfc8785
@@ -28,3 +29,18 @@ def sha256_hex(data: bytes) -> str:
 def payload_hash(arguments: Any) -> str:
     """The SHA-256 (hex) of the canonical arguments: what a decision says it was shown."""
     return sha256_hex(canonical(arguments))
+
+
+SAFE_INTEGER = 2**53 - 1
+
+
+def _number(digits: str) -> int | float:
+    """A whole number in canonical text: beyond ±2^53 it can only have been a float (the RFC
+    refuses such integers), so it is read back as that float, which writes the same text."""
+    value = int(digits)
+    return value if abs(value) <= SAFE_INTEGER else float(value)
+
+
+def canonical_loads(text: str | bytes) -> Any:
+    """Read canonical JSON back so that `canonical()` of the result gives the same bytes."""
+    return json.loads(text, parse_int=_number)

@@ -21,7 +21,7 @@ from bridge.store.records import QuestionRecord, TimerRecord
 
 
 class ApprovalStore(Protocol):
-    """Every backend passes `tests/bridge/store/test_approval_store.py`."""
+    """Every backend passes `tests/bridge/store/test_approval_queries.py`."""
 
     async def create_approval(self, question: QuestionRecord, surfaces: list[SurfaceId],
                               timers: Sequence[TimerRecord], approval: ApprovalRecord,

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol
 
-from bridge.model.canonical import canonical
+from bridge.model.canonical import canonical, canonical_loads
 from bridge.model.ids import QuestionId
 from bridge.store.approval_records import GENESIS, AuditDraft, AuditEntry, entry_hash
 from bridge.store.writes import Executor
@@ -28,7 +27,7 @@ class _Backend(Protocol):
 def row_to_entry(row: Sequence[Any]) -> AuditEntry:
     seq, at, kind, approval_id, data, prev, hash_ = tuple(row)
     return AuditEntry(int(seq), int(at), kind, QuestionId(approval_id) if approval_id else None,
-                      json.loads(data), prev, hash_)
+                      canonical_loads(data), prev, hash_)
 
 
 class AuditQueries:
@@ -46,7 +45,7 @@ class AuditQueries:
             head = await db.rows("SELECT seq, hash FROM audit_anchor WHERE id = 1")
         seq, prev = (int(head[0][0]) + 1, str(head[0][1])) if head else (1, GENESIS)
         # Stored as the canonical text, so the entry read back hashes the same everywhere.
-        data = json.loads(canonical(draft.data))
+        data = canonical_loads(canonical(draft.data))
         entry = AuditEntry(seq, draft.at, draft.kind, draft.approval_id, data, prev,
                            entry_hash(seq, draft.at, draft.kind, draft.approval_id, data, prev))
         await db.execute(f"INSERT INTO audit ({AUDIT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",

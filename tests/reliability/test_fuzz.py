@@ -40,8 +40,9 @@ def fuzz_config(gateway_url: str) -> dict[str, Any]:
 
 
 async def person(gw: Gateway, url: str) -> None:
-    """Answers every prompt the gateway receives: option 1, then `skip` (which ends the
-    questions "1" left open; on an ended one it only gets "already ended")."""
+    """Answers every prompt the gateway receives, approvals too: option 1 (Approve, for an
+    approval), then `skip` (which ends the questions "1" left open; on an ended one it only
+    gets "already ended")."""
     answered = 0
     replies: set[asyncio.Task[None]] = set()
     async with httpx.AsyncClient(base_url=url, trust_env=False, timeout=10) as http:
@@ -55,7 +56,7 @@ async def person(gw: Gateway, url: str) -> None:
                 await http.post("/v1/channels/webhook/sms", content=body, headers=headers)
 
         while True:
-            prompts = gw.prompts()
+            prompts = [p for p in gw.received if p["kind"] in ("prompt", "approval")]
             for prompt in prompts[answered:]:
                 task = asyncio.create_task(answer(prompt))
                 replies.add(task)

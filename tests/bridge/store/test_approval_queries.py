@@ -143,3 +143,12 @@ async def test_retention_deletes_decided_approvals_with_their_votes(store: Store
     assert await store.votes(QuestionId("q_h1")) == []
     assert await store.get_approval(QuestionId("q_h2")) is not None  # pending: kept
     assert (await verify(store)).ok  # the audit is audit_keep's
+
+
+async def test_an_entry_holding_a_float_beyond_2_to_the_53_verifies(store: Store) -> None:
+    # RFC 8785 writes 5.436547873811979e16 as 54365478738119790: read back, it must stay a float.
+    async with store.transaction() as db:  # type: ignore[attr-defined]
+        await store.append_audit(db, AuditDraft("requested", QuestionId("q_i1"),
+                                                {"arguments": {"n": 5.436547873811979e16}},
+                                                now_ms()))
+    assert (await verify(store)).ok
