@@ -10,7 +10,7 @@ import httpx
 
 from bridge.agent.client import AskClient, AskError, unreachable
 from bridge.core.approvals import Approvals
-from bridge.core.blocking_ask import follow
+from bridge.core.blocking_ask import approve_and_wait
 from bridge.mcp.approval_tools import waiting
 from bridge.mcp.tool import AskFailure, Progress
 from bridge.model.approval import ApprovalRequest, parse_approval_request
@@ -76,15 +76,12 @@ class BrokerApprover:
 
     async def _decided(self, session: SessionKey, request: ApprovalRequest) -> dict[str, Any]:
         try:
-            approval = await self.approvals.request(self.agent, session, request)
-            if approval.pending:
-                question = await self.approvals.broker.get(approval.id)
-                outcome, _ = await follow(self.approvals.broker, question, self.gone)
-                if outcome == "restarting":
-                    raise AskFailure(f"askbridge is restarting; approval {approval.id} stays "
-                                     "pending. Call request_approval again with the same "
-                                     "request to pick up its decision.")
-                approval = await self.approvals.get(approval.id)
+            outcome, approval = await approve_and_wait(self.approvals, self.agent, session,
+                                                       request, self.gone)
+            if outcome == "restarting":
+                raise AskFailure(f"askbridge is restarting; approval {approval.id} stays "
+                                 "pending. Call request_approval again with the same request "
+                                 "to pick up its decision.")
         except BridgeError as exc:
             raise AskFailure(str(exc)) from None
         assert approval.result is not None
