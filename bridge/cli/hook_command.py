@@ -32,6 +32,10 @@ from bridge.cli.approval_commands import RISKS
 from bridge.model.validation import InvalidRequest, session_key
 from bridge.text.i18n import tr
 
+HOOK_TIMEOUT = 540
+"""Under Claude Code's default hook timeout (600 s), so the hook, not Claude Code, ends the wait
+and says why."""
+
 
 def session_of(args: argparse.Namespace, event: PreToolUseInput) -> str:
     """--session, else ASKBRIDGE_SESSION, else one askbridge session per Claude Code session."""
@@ -93,6 +97,8 @@ def add_parsers(sub: Any, agent_options: Any) -> None:
         "claude:<Claude Code's session_id>.")
     agent_options(pre)
     pre.add_argument("--risk", choices=RISKS, help="low, medium (default) or high")
-    pre.add_argument("--timeout", type=int, help="seconds to wait (30-3600, default 900); keep "
-                     "it under the hook's own timeout in Claude Code's settings")
+    pre.add_argument("--timeout", type=int, default=HOOK_TIMEOUT,
+                     help=f"seconds a person has to decide (30-3600, default {HOOK_TIMEOUT}: "
+                     "under Claude Code's default hook timeout of 600 s); keep it under the "
+                     "hook's `timeout` in Claude Code's settings")
     pre.set_defaults(func=cmd_claude_pre_tool_use)

@@ -112,6 +112,7 @@ async def test_a_person_decides_the_tool_use(tmp_path: Path, reply: str, decided
         assert [a.request.arguments for a in asked] == [
             json.loads(fixture("pre_tool_use_bash.json"))["tool_input"]]
         assert asked[0].request.tool == "Bash"
+        assert asked[0].request.timeout_seconds == 540  # under Claude Code's 600 s hook limit
 
 
 async def test_no_answer_hands_the_decision_back_to_claude_code(tmp_path: Path) -> None:
