@@ -99,8 +99,9 @@ def _text(text: str, error: bool = False) -> mt.CallToolResult:
 
 
 async def call(name: str, arguments: dict[str, Any], approver: Approver,
-               progress: Progress) -> Any:
-    """Run one approval tool call to its MCP result."""
+               progress: Progress) -> mt.CallToolResult:
+    """Run one approval tool call to its MCP result (always a whole `CallToolResult`, which
+    every SDK version's server takes as it is)."""
     if name == REQUEST_APPROVAL:
         try:
             result = await approver.approve(arguments, progress)
@@ -108,7 +109,8 @@ async def call(name: str, arguments: dict[str, Any], approver: Approver,
             return _invalid(exc.problems, REQUEST_APPROVAL)
         except AskFailure as exc:
             return _text(str(exc), error=True)
-        return [mt.TextContent(type="text", text=result_lines(result))], result
+        return mt.CallToolResult(content=[mt.TextContent(type="text", text=result_lines(result))],
+                                 structuredContent=result)
     try:
         asked = PermissionPromptInput.model_validate(arguments)
     except ValueError:
@@ -156,7 +158,8 @@ class ApprovalTools:
     def tools(self) -> list[mt.Tool]:
         return tools(request_schema(), result_schema())
 
-    async def call(self, name: str, arguments: dict[str, Any], progress: Progress) -> Any:
+    async def call(self, name: str, arguments: dict[str, Any],
+                   progress: Progress) -> mt.CallToolResult:
         return await call(name, arguments, self.approver, progress)
 
 
