@@ -27,15 +27,24 @@ async def decide_when_pending(r: Running, text: str) -> None:
 
 
 async def test_approved_prints_the_arguments_to_run_and_exits_0(tmp_path: Path) -> None:
+    schema = {"type": "object", "required": ["command"]}
+    (tmp_path / "schema.json").write_text(json.dumps(schema))
     async with running(make_config(tmp_path)) as r:
         deciding = asyncio.create_task(decide_when_pending(r, "approve"))
         code, out, err = await run(tmp_path, "approve", "Deploy 1432 to prod", "--tool", "Bash",
-                                   "--arguments", DEPLOY, "--risk", "high", **env(r))
+                                   "--arguments", DEPLOY, "--risk", "high", "--schema",
+                                   "schema.json", "--no-edit", "--timeout", "120", **env(r))
         await deciding
         assert code == 0, err
         result = json.loads(out)
         assert result["status"] == "approved" and result["arguments"] == json.loads(DEPLOY)
-        assert re.search(r"requested \S+; waiting for the decision", err)
+        found = re.search(r"requested (\S+); waiting for the decision", err)
+        assert found, err
+        async with r.client() as client:
+            asked = (await client.approval(found.group(1)))["request"]
+        assert asked == {"action": "Deploy 1432 to prod", "tool": "Bash",
+                         "arguments": json.loads(DEPLOY), "argumentsSchema": schema,
+                         "risk": "high", "allowEdit": False, "timeoutSeconds": 120}
 
 
 async def test_rejected_exits_4_with_the_reason(tmp_path: Path) -> None:
