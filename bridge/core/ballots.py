@@ -70,13 +70,13 @@ class Ballots:
     def refusal(self, approval: ApprovalRecord, ballot: Ballot) -> str | None:
         """Why the ballot may not count (a sentence in the person's language), or None."""
         loc = ballot.locale
-        shown = (ballot.shown_hash or "").lower()
-        if shown and (len(shown) < 6 or not approval.payload_hash.startswith(shown)):
-            return tr(loc, STALE)
         if not self.may_vote(approval, ballot.surface, ballot.user, ballot.authorized):
             if approval.policy.approvers:
                 return tr(loc, NOT_APPROVER)
             return tr(loc, "Sorry, only the person this question is for can answer it.")
+        shown = (ballot.shown_hash or "").lower()
+        if shown and (len(shown) < 6 or not approval.payload_hash.startswith(shown)):
+            return tr(loc, STALE)
         person = self.people.person(ballot.surface, ballot.user)
         if (approval.policy.exclude_requester and ballot.choice != "reject"
                 and person is not None and person == approval.policy.owner):

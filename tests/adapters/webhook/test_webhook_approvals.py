@@ -183,3 +183,21 @@ async def test_an_expired_approval_is_no_answer(tmp_path: Path) -> None:
 async def _decided(r: Running) -> Any:
     entries = await r.bridge.store.audit_entries()
     return entries if entries and entries[-1].kind == "decided" else None
+
+
+async def test_reminders_reach_an_approval_and_a_reply_to_one_votes(tmp_path: Path) -> None:
+    agents = [{"name": "assistant", "token_env": "AGENT_TOKEN", "remind_after": [1],
+               "surfaces": ["webhook:sms:+100"]}]
+    async with bridge(tmp_path, agents=agents) as (_, gw, http):
+        call = await asked_once(http, gw)
+        reminder = (await until(lambda: [p for p in gw.received if p["kind"] == "reminder"]))[0]
+        assert reminder["questionId"] == approvals(gw)[0]["questionId"]
+        assert reminder["text"].startswith("Reminder: Approval")
+        assert (await reply(http, "approve"))["accepted"] is True
+        assert (await call).json()["status"] == "approved"
+
+
+async def asked_once(http: httpx.AsyncClient, gw: Gateway) -> asyncio.Task[httpx.Response]:
+    call = asyncio.create_task(http.post("/v1/sessions/main/approve", json=DEPLOY, headers=AUTH))
+    await until(lambda: approvals(gw) or call.done())
+    return call

@@ -148,7 +148,7 @@ async def test_retention_deletes_decided_approvals_with_their_votes(store: Store
 async def test_an_entry_holding_a_float_beyond_2_to_the_53_verifies(store: Store) -> None:
     # RFC 8785 writes 5.436547873811979e16 as 54365478738119790: read back, it must stay a float.
     async with store.transaction() as db:  # type: ignore[attr-defined]
-        await store.append_audit(db, AuditDraft("requested", QuestionId("q_i1"),
-                                                {"arguments": {"n": 5.436547873811979e16}},
-                                                now_ms()))
+        draft = AuditDraft("requested", QuestionId("q_i1"),
+                           {"arguments": {"n": 5.436547873811979e16}}, now_ms())
+        await store.append_audit(db, draft)  # type: ignore[attr-defined]
     assert (await verify(store)).ok
