@@ -155,7 +155,7 @@ def add_parsers(sub: Any, agent_options: Any) -> None:
     rules = sub.add_parser("rules", help="list or revoke standing approvals (Allow for 1 h)",
                            description="The rules people made with \"Allow for 1 h\": a "
                            "matching approval is approved at once until the rule ends.")
-    which = rules.add_subparsers(dest="rules_command", required=True)
+    which = rules.add_subparsers(dest="rules_command", required=True, help="list or revoke")
     listing = which.add_parser("list", help="list the rules in force")
     agent_options(listing)
     listing.add_argument("--json", action="store_true", help="print the rules as JSON")

@@ -55,7 +55,7 @@ def add_parsers(sub: Any, agent_options: Any) -> None:
     audit = sub.add_parser("audit", help="check or export the approvals' audit log",
                            description="The hash-chained log of every approval request, vote, "
                            "decision, rule and revocation (a main agent's token).")
-    which = audit.add_subparsers(dest="audit_command", required=True)
+    which = audit.add_subparsers(dest="audit_command", required=True, help="verify or export")
     verify = which.add_parser(
         "verify", help="check the hash chain; exit 1 naming the first broken entry",
         description="Check every entry's hash and its link to the one before, from the first "

@@ -86,7 +86,8 @@ def add_parsers(sub: Any, agent_options: Any) -> None:
     """`hook claude-pre-tool-use` under the `askbridge` command."""
     hook = sub.add_parser("hook", help="hooks for agent hosts (Claude Code)",
                           description="Commands an agent host runs as its hooks.")
-    which = hook.add_subparsers(dest="hook_command", required=True)
+    which = hook.add_subparsers(dest="hook_command", required=True,
+                                help="which host event: claude-pre-tool-use")
     pre = which.add_parser(
         "claude-pre-tool-use", help="Claude Code's PreToolUse hook: ask a person to approve "
         "each tool use",

@@ -115,3 +115,19 @@ async def test_allow_for_an_hour_is_a_rule_listed_and_revoked(tmp_path: Path) ->
         assert json.loads(out) == []
         code, _, err = await run(tmp_path, "rules", "revoke", "no-such-rule", **env(r))
         assert code == 2 and "no rule" in err
+
+
+def test_every_nested_command_and_option_explains_itself() -> None:
+    import argparse
+
+    from bridge.cli.command import parser
+
+    def commands(p: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+        subs = next(a for a in p._actions if isinstance(a, argparse._SubParsersAction))
+        return dict(subs.choices)
+
+    top = commands(parser())
+    for group in ("rules", "audit", "hook"):
+        for name, sub in commands(top[group]).items():
+            for action in sub._actions:
+                assert action.help, f"askbridge {group} {name} {action.dest} has no help text"
