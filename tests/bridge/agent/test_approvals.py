@@ -66,3 +66,29 @@ async def test_cancel_approval_and_a_stopped_wait_both_cancel(tmp_path: Path) ->
 
 async def _ended(client: Any, approval: str) -> Any:
     return await client.approval_result(approval)
+
+
+async def test_a_server_restarting_mid_approve_is_waited_out_for_the_same_approval() -> None:
+    import httpx
+
+    from bridge.agent.client import AskClient
+
+    seen: list[str] = []
+    approved = {"status": "approved", "arguments": {}, "edited": False, "scope": "once",
+                "decidedBy": [{"surface": "web", "user": "web"}]}
+
+    def server(request: httpx.Request) -> httpx.Response:
+        seen.append(f"{request.method} {request.url.path}")
+        if request.url.path == "/v1/sessions/main/approve":
+            return httpx.Response(503, json={"error": "restarting", "id": "a1", "details": [
+                {"loc": "server", "msg": "askbridge is restarting"}]})
+        if len(seen) == 2:  # the first poll finds it down
+            raise httpx.ConnectError("connection refused")
+        return httpx.Response(200, json=approved)
+
+    async with AskClient("http://bridge.test", "token",
+                         transport=httpx.MockTransport(server)) as client:
+        result = await client.approve("Deploy")
+    assert result.to_json() == approved
+    assert seen == ["POST /v1/sessions/main/approve", "GET /v1/approvals/a1/result",
+                    "GET /v1/approvals/a1/result"]
