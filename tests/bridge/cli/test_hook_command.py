@@ -162,7 +162,9 @@ async def test_an_edit_runs_as_edited(tmp_path: Path) -> None:
         assert printed["updatedInput"] == edited
 
 
-async def test_claude_code_stopping_the_hook_cancels_the_approval(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+async def test_claude_code_stopping_the_hook_cancels_the_approval(
+        tmp_path: Path, sig: signal.Signals) -> None:
     async with running(make_config(tmp_path)) as r:
         proc = await asyncio.create_subprocess_exec(
             *ASKBRIDGE, "hook", "claude-pre-tool-use", cwd=tmp_path,
@@ -173,7 +175,7 @@ async def test_claude_code_stopping_the_hook_cancels_the_approval(tmp_path: Path
         proc.stdin.write(fixture("pre_tool_use_bash.json"))
         proc.stdin.close()
         pending = await until(lambda: r.bridge.store.pending_questions())
-        proc.send_signal(signal.SIGTERM)  # Claude Code's hook timeout
+        proc.send_signal(sig)  # Claude Code's hook timeout, or Ctrl-C by hand
         out, _ = await asyncio.wait_for(proc.communicate(), 30)
         assert proc.returncode == 0
         assert decision_of(out.decode())["permissionDecision"] == "ask"
