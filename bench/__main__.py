@@ -162,16 +162,18 @@ async def latency(args: argparse.Namespace, report: Report, http: aiohttp.Client
     askbridge = askbridge_proc(tmp, ctl.url, TOKENS["askbridge"],
                                profile=args.profile / "latency" if args.profile else None)
     relay = relay_proc(tmp, ctl.url)
-    await askbridge.spawn()
-    await relay.spawn()
+    durable = relay_proc(tmp, ctl.url, durable=True)
+    procs = (askbridge, relay, durable)
     try:
-        await askbridge.ready(http, "/healthz")
-        await relay.ready(http, "/healthz")
-        samples = await run_latency(http, ctl, askbridge, relay, bare, args.rounds,
+        for proc in procs:
+            await proc.spawn()
+        for proc in procs:
+            await proc.ready(http, "/healthz")
+        samples = await run_latency(http, ctl, askbridge, relay, durable, bare, args.rounds,
                                     args.warmup, args.latency_budget)
     finally:
-        await askbridge.stop()
-        await relay.stop()
+        for proc in procs:
+            await proc.stop()
     latency_rows(report, samples)
     return samples["ask:askbridge"].median
 

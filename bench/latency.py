@@ -1,8 +1,9 @@
-"""Ask and answer paths, round by round: askbridge, the do-nothing relay, bare python-telegram-bot.
+"""Ask and answer paths, round by round: askbridge, the durable relay (a SQLite commit before the
+send), the do-nothing relay, bare python-telegram-bot.
 
 Ask path: the agent's HTTP ask (or the bare `send_message` call) until the fake records
 sendMessage. Answer path: a callback_query queued at the fake until the agent's blocking ask
-returns (or, bare, until a CallbackQueryHandler fires). Each round runs the three in a rotating
+returns (or, bare, until a CallbackQueryHandler fires). Each round runs the four in a rotating
 order, one at a time, and waits for each one's trailing calls (answerCallbackQuery, the
 finalizing edit) before the next starts, so no measurement overlaps another's work.
 """
@@ -21,7 +22,7 @@ from telegram.ext import Application, ApplicationBuilder, CallbackQueryHandler, 
 from bench.procs import AGENT_TOKEN, CHAT_ID, TOKENS, Proc
 from bench.stats import Samples
 
-SYSTEMS = ("askbridge", "relay", "bare")
+SYSTEMS = ("askbridge", "durable", "relay", "bare")
 
 
 def ask_body(tag: str, timeout: int = 300) -> dict[str, Any]:
@@ -102,7 +103,7 @@ Round = Callable[[str], Awaitable[tuple[float, float]]]
 
 
 def rounds(http: aiohttp.ClientSession, fake: Fake, askbridge: Proc, relay: Proc,
-           bare: Bare) -> dict[str, Round]:
+           durable: Proc, bare: Bare) -> dict[str, Round]:
     """One round per system: (ask ms, answer ms)."""
 
     async def over_http(url: str, headers: dict[str, str], token: str, tag: str,
@@ -136,6 +137,10 @@ def rounds(http: aiohttp.ClientSession, fake: Fake, askbridge: Proc, relay: Proc
         return await over_http(f"{relay.url}/ask", {}, TOKENS["relay"], tag,
                                ("answerCallbackQuery",))
 
+    async def durable_round(tag: str) -> tuple[float, float]:
+        return await over_http(f"{durable.url}/ask", {}, TOKENS["durable"], tag,
+                               ("answerCallbackQuery",))
+
     async def bare_round(tag: str) -> tuple[float, float]:
         began = time.monotonic_ns()
         await bare.send(tag)
@@ -146,22 +151,25 @@ def rounds(http: aiohttp.ClientSession, fake: Fake, askbridge: Proc, relay: Proc
         await fake.event(tag, "answerCallbackQuery")
         return (sent - began) / 1e6, (done - queued) / 1e6
 
-    return {"askbridge": askbridge_round, "relay": relay_round, "bare": bare_round}
+    return {"askbridge": askbridge_round, "durable": durable_round, "relay": relay_round,
+            "bare": bare_round}
 
 
 async def run_latency(http: aiohttp.ClientSession, fake: Fake, askbridge: Proc, relay: Proc,
-                      bare: Bare, n: int, warmup: int, budget: float) -> dict[str, Samples]:
+                      durable: Proc, bare: Bare, n: int, warmup: int,
+                      budget: float) -> dict[str, Samples]:
     """`warmup` unrecorded rounds, then up to `n` recorded ones, stopping after `budget` seconds."""
-    by_system = rounds(http, fake, askbridge, relay, bare)
+    by_system = rounds(http, fake, askbridge, relay, durable, bare)
     ask = {s: Samples(f"ask:{s}") for s in SYSTEMS}
     answer = {s: Samples(f"answer:{s}") for s in SYSTEMS}
     deadline = time.monotonic() + budget
     for i in range(warmup + n):
         if time.monotonic() > deadline:
             break
-        order = SYSTEMS[i % 3:] + SYSTEMS[:i % 3]
+        k = i % len(SYSTEMS)
+        order = SYSTEMS[k:] + SYSTEMS[:k]
         for system in order:
-            a, b = await by_system[system](f"{system[0]}{i}")
+            a, b = await by_system[system](f"{system[:2]}{i}")
             if i >= warmup:
                 ask[system].add(a)
                 answer[system].add(b)
