@@ -136,7 +136,7 @@ class Approvals:
             question = await self.store.get_question(approval_id)
             if question is not None and not question.pending:
                 await self.settle(question)
-                return await self.get(approval_id)
+                return await self.store.get_approval(approval_id) or approval
         return approval
 
     async def wait(self, approval_id: QuestionId, timeout: float | None) -> ApprovalRecord:

@@ -78,3 +78,20 @@ def approval_request_schema() -> dict[str, Any]:
     schema = approval_input_schema()
     schema.pop("$defs", None)
     return schema
+
+
+def _link(operation: str, parameter: str, source: str) -> dict[str, Any]:
+    return {"operationId": operation, "parameters": {parameter: source}}
+
+
+APPROVAL_ID = "$response.body#/id"
+APPROVAL_LINKS: dict[tuple[str, str], dict[str, Any]] = {
+    ("create_approval", "202"): {
+        "GetApproval": _link("get_approval", "approval_id", APPROVAL_ID),
+        "GetApprovalResult": _link("get_approval_result", "approval_id", APPROVAL_ID),
+        "CancelApproval": _link("cancel_approval", "approval_id", APPROVAL_ID),
+        "Approvals": _link("get_approval_timeline", "session", "$request.path.session")},
+    ("list_rules", "200"): {
+        "RevokeRule": _link("revoke_rule", "rule_id", "$response.body#/rules/0/id")},
+}
+"""What a client (or a stateful fuzzer) does next with an approval route's response."""

@@ -7,7 +7,7 @@ from typing import Any
 
 from starlette.routing import BaseRoute
 
-from bridge.http.approval_schemas import APPROVAL_SCHEMAS, approval_request_schema
+from bridge.http.approval_schemas import APPROVAL_LINKS, APPROVAL_SCHEMAS, approval_request_schema
 from bridge.model.contract import DESCRIPTION_MAX, ID_PATTERN, LABEL_MAX, QUESTION_MAX, AskRequest
 from bridge.model.labels import NOT_SPACE, SPACE, VISIBLE
 from bridge.model.validation import SESSION_PATTERN
@@ -152,7 +152,7 @@ LINKS = {
 
 def _add_links(paths: dict[str, Any]) -> None:
     operations = {op.get("operationId"): op for ops in paths.values() for op in ops.values()}
-    for (operation, status), links in LINKS.items():
+    for (operation, status), links in {**LINKS, **APPROVAL_LINKS}.items():
         if operation in operations:
             operations[operation]["responses"][status]["links"] = links
 

@@ -133,3 +133,27 @@ async def test_the_same_request_again_reattaches(tmp_path: Path) -> None:
         other = await http.post("/v1/sessions/main/approvals", headers=AUTH,
                                 json={**ACTION, "arguments": {"db": "dev"}})
         assert other.status_code == 409
+
+
+async def test_taps_vote_reject_asks_for_its_reason_and_skip_is_no_decision(
+        tmp_path: Path) -> None:
+    from bridge import ButtonPressed
+
+    async with running(make_config(tmp_path)) as r, r.http() as http:
+        aid = QuestionId((await http.post("/v1/sessions/main/approvals", json=ACTION,
+                                          headers=AUTH)).json()["id"])
+
+        def tap(action: Any, authorized: bool = True) -> ButtonPressed:
+            return ButtonPressed(SMS, UserRef("+100"), aid, action, authorized)
+
+        receiver = r.bridge.receiver
+        reject = await receiver.button_pressed(tap(1))
+        assert not reject.accepted and reject.text == 'Say why: reply "reject <reason>".'
+        skip = await receiver.button_pressed(tap("skip"))
+        assert not skip.accepted and (skip.text or "").startswith('Reply "approve"')
+        stranger = await receiver.button_pressed(tap(0, authorized=False))
+        assert not stranger.accepted
+        approve = await receiver.button_pressed(tap(0))
+        assert approve.accepted and approve.ended and approve.text == "Approved."
+        result = (await http.get(f"/v1/approvals/{aid}/result", headers=AUTH)).json()
+        assert result["status"] == "approved" and result["edited"] is False
