@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 from pathlib import Path
@@ -130,3 +131,22 @@ def test_example_store_url_comment_is_current() -> None:
     example = (ROOT / "config" / "askbridge.example.toml").read_text()
     store = example.split("[store]", 1)[1].split("\n[", 1)[0]
     assert "reserved" not in store and "postgresql://" in store and "replicas" in store
+
+
+def test_the_claude_code_settings_are_json_and_run_real_commands() -> None:
+    import shlex
+
+    from bridge.cli.command import parser
+    from bridge.mcp.approval_tools import APPROVE_TOOL_USE
+
+    text = (ROOT / "docs" / "claude-code.md").read_text()
+    blocks = [json.loads(b) for b in re.findall(r"```json\n(.*?)```", text, re.S)]
+    hooks = next(b["hooks"]["PreToolUse"] for b in blocks if "hooks" in b)
+    command = shlex.split(hooks[0]["hooks"][0]["command"])
+    assert command[0].endswith("/askbridge")
+    args = parser().parse_args(command[1:])
+    assert args.hook_command == "claude-pre-tool-use" and args.timeout < hooks[0]["hooks"][0][
+        "timeout"]  # the person's wait ends before Claude Code stops the hook
+    servers = next(b["mcpServers"] for b in blocks if "mcpServers" in b)
+    assert servers["askbridge"]["args"] == ["mcp"]
+    assert f"--permission-prompt-tool mcp__askbridge__{APPROVE_TOOL_USE}" in text

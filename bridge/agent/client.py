@@ -7,10 +7,13 @@ import contextlib
 import os
 from pathlib import Path
 from types import TracebackType
-from typing import Any, NoReturn
+from typing import Any
 
 import httpx
 
+from bridge.agent.approvals import ApprovalCalls
+from bridge.agent.calls import AskError as AskError  # where callers have always found it
+from bridge.agent.calls import body_of, refused
 from bridge.model.contract import AskRequest, AskResult
 from bridge.runtime.config import load_credentials
 from bridge.runtime.tls import client_tls
@@ -35,17 +38,6 @@ def unreachable(url: str) -> str:
               "again.", url=url)
 
 
-class AskError(Exception):
-    """The server refused the call; `status` is the HTTP status, `details` its `{loc, msg}` list."""
-
-    def __init__(self, status: int, code: str, details: list[dict[str, str]]) -> None:
-        self.status = status
-        self.code = code
-        self.details = details
-        text = "; ".join(f"{d.get('loc', 'body')}: {d.get('msg', '')}" for d in details)
-        super().__init__(f"{status} {code}: {text}")
-
-
 def default_token(data_dir: str = ".askbridge") -> str | None:
     """ASKBRIDGE_TOKEN, else the embedded defaults' stored agent token (when run beside them)."""
     token = os.environ.get("ASKBRIDGE_TOKEN")
@@ -55,21 +47,7 @@ def default_token(data_dir: str = ".askbridge") -> str | None:
     return creds.get("agent_token") if creds else None
 
 
-def _json(response: httpx.Response) -> dict[str, Any]:
-    try:
-        body = response.json()
-    except ValueError:
-        return {}
-    return body if isinstance(body, dict) else {}
-
-
-def _raise(response: httpx.Response) -> NoReturn:
-    body = _json(response)
-    details = list(body.get("details", [])) or [{"loc": "body", "msg": response.text[:200]}]
-    raise AskError(response.status_code, str(body.get("error", "error")), details)
-
-
-class AskClient:
+class AskClient(ApprovalCalls):
     """Talks to one askbridge server as one agent. Use `async with`, or call `aclose()`."""
 
     def __init__(
@@ -105,12 +83,6 @@ class AskClient:
     async def aclose(self) -> None:
         await self._http.aclose()
 
-    async def _call(self, method: str, path: str, **kw: Any) -> httpx.Response:
-        response = await self._http.request(method, path, **kw)
-        if response.status_code >= 400:
-            _raise(response)
-        return response
-
     async def ask_user(
         self,
         questions: list[dict[str, Any]],
@@ -132,10 +104,10 @@ class AskClient:
             request, AskRequest) else request
         path = f"/v1/sessions/{session or self.session}/ask"
         response = await self._http.request("POST", path, json=body)
-        if response.status_code == 503 and "id" in _json(response):
-            return await self.wait(str(_json(response)["id"]))
+        if response.status_code == 503 and "id" in body_of(response):
+            return await self.wait(str(body_of(response)["id"]))
         if response.status_code >= 400:
-            _raise(response)
+            refused(response)
         return AskResult.model_validate(response.json())
 
     async def wait(self, question_id: str, patience: float = 120.0) -> AskResult:

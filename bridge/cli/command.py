@@ -10,7 +10,14 @@ from pathlib import Path
 from typing import Any
 
 from bridge.agent.client import DEFAULT_URL
-from bridge.cli import agent_commands, reply_command, waiting_commands
+from bridge.cli import (
+    agent_commands,
+    approval_commands,
+    audit_commands,
+    hook_command,
+    reply_command,
+    waiting_commands,
+)
 from bridge.runtime.config import (
     BridgeConfig,
     ConfigError,
@@ -159,6 +166,9 @@ def _ask_parser(sub: Any) -> None:
                          "a running `askbridge serve`.")
     _agent_options(mcp)
     mcp.set_defaults(func=agent_commands.cmd_mcp)
+    approval_commands.add_parsers(sub, _agent_options)
+    hook_command.add_parsers(sub, _agent_options)
+    audit_commands.add_parsers(sub, _agent_options)
 
 
 DESCRIPTION = ("askbridge: an AI agent asks a person structured questions and waits; the person "

@@ -26,10 +26,13 @@ from mcp.types import PARSE_ERROR
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from bridge.core.approvals import Approvals
 from bridge.core.broker import Broker
 from bridge.core.receiver import Receiver
 from bridge.http.bodies import reread
 from bridge.http.responses import refusal
+from bridge.mcp.approval_tools import ApprovalTools
+from bridge.mcp.approvers import BrokerApprover
 from bridge.mcp.asking import BrokerAsker
 from bridge.mcp.odd_text import TEXT_FAULTS, without_surrogates
 from bridge.mcp.origins import OriginGuard
@@ -49,6 +52,7 @@ STREAM_CLOSED = "askbridge.stream_closed"
 """Scope key of the event the /mcp app sets once a request's HTTP exchange has ended."""
 log = structlog.get_logger("askbridge.mcp")
 _current: contextvars.ContextVar[tuple[str, str]] = contextvars.ContextVar("askbridge_mcp_agent")
+_closed: contextvars.ContextVar[asyncio.Event] = contextvars.ContextVar("askbridge_mcp_closed")
 
 
 async def stream_gone(grace: float, request: Any) -> None:
@@ -85,6 +89,7 @@ def mcp_mount(
     broker: Broker, receiver: Receiver, tokens: dict[str, str], guard: OriginGuard,
     state_key: str, interval: float = PROGRESS_SECONDS, grace: float = GRACE_SECONDS,
     sessions_per_agent: int = 32, reattach_seconds: float = 60.0,
+    approvals: Approvals | None = None,
 ) -> tuple[ASGIApp, Callable[[Any], AbstractAsyncContextManager[None]]]:
     """The /mcp ASGI app and the lifespan that runs its session manager. `state_key` seals
     2026-07-28 `requestState`: every replica must be given the same one."""
@@ -103,7 +108,20 @@ def mcp_mount(
         sdk_log.addFilter(_CLIENT_GONE)
     # Stateful sessions, so that a client's notifications/cancelled reaches the waiting call.
     # The SDK's one cap for everyone is off: each agent has its own (AgentSessions).
-    server = build_server(asker_for)
+    def approval_tools() -> ApprovalTools:
+        """The approval tools for the agent and session of this request; the approval is
+        cancelled once the request's stream has been closed for `grace` seconds."""
+        agent, session = _current.get()
+        closed = _closed.get()
+        assert approvals is not None
+
+        async def gone() -> None:
+            await closed.wait()
+            await asyncio.sleep(grace)
+
+        return ApprovalTools(BrokerApprover(approvals, agent, session, gone, interval))
+
+    server = build_server(asker_for, more=approval_tools if approvals else None)
     # The retry's requestState is sealed with the shared key and bound to the agent: any
     # replica accepts it, and no other agent can replay it.
     server.middleware.append(RequestStateBoundary(RequestStateSecurity(
@@ -141,6 +159,7 @@ def mcp_mount(
         session = headers.get("x-askbridge-session") or "main"
         token = _current.set((agent, session))
         closed = asyncio.Event()
+        closing = _closed.set(closed)
         try:
             # The SDK hands this scope (as the request) to the tool call the POST carries; its
             # user is the agent, so a session answers only the agent that opened it.
@@ -149,6 +168,7 @@ def mcp_mount(
         finally:
             closed.set()
             _current.reset(token)
+            _closed.reset(closing)
 
     @asynccontextmanager
     async def lifespan(_: Any) -> AsyncIterator[None]:

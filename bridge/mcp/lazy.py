@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 if TYPE_CHECKING:
+    from bridge.core.approvals import Approvals
     from bridge.core.broker import Broker
     from bridge.core.receiver import Receiver
     from bridge.mcp.origins import OriginGuard
@@ -36,8 +37,9 @@ class LazyMcp:
 
     def __init__(self, broker: Broker, receiver: Receiver, tokens: dict[str, str],
                  guard: OriginGuard, config: McpConfig, state_secret: str | None = None,
-                 progress_seconds: float = 10.0) -> None:
+                 progress_seconds: float = 10.0, approvals: Approvals | None = None) -> None:
         self.broker = broker
+        self.approvals = approvals
         self.receiver = receiver
         self.tokens = tokens
         self.guard = guard
@@ -63,7 +65,7 @@ class LazyMcp:
                 self.broker, self.receiver, self.tokens, self.guard, key,
                 interval=self.progress_seconds,
                 sessions_per_agent=self.config.sessions_per_agent,
-                reattach_seconds=self.config.reattach_seconds)
+                reattach_seconds=self.config.reattach_seconds, approvals=self.approvals)
             async with lifespan(None):
                 ready.set_result(app)
                 await self._stop.wait()

@@ -15,6 +15,8 @@ from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.server.stdio import stdio_server
 
 from bridge.agent.client import AskClient, AskError, unreachable
+from bridge.mcp.approval_tools import ApprovalTools
+from bridge.mcp.approvers import HttpApprover
 from bridge.mcp.tool import AskFailure, HostCall, Progress, build_server, with_progress
 from bridge.model.contract import AskResult
 from bridge.model.errors import NOT_AUTHORIZED
@@ -60,7 +62,8 @@ async def run(url: str | None = None, token: str | None = None, session: str | N
     interval = float(os.environ.get("ASKBRIDGE_PROGRESS_SECONDS", "10"))
     async with AskClient(url, token, session) as client:
         asker = HttpAsker(client, interval)
-        server = build_server(lambda: asker)
+        tools = ApprovalTools(HttpApprover(client, interval))
+        server = build_server(lambda: asker, more=lambda: tools)
         # One process, one host: requestState never reaches another, so a key of its own.
         server.middleware.append(RequestStateBoundary(RequestStateSecurity.ephemeral(),
                                                       default_audience="askbridge"))

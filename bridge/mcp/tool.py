@@ -70,6 +70,16 @@ class FormRound:
     state: str
 
 
+class Toolset(Protocol):
+    """More tools beside `ask_user` (the approval tools), listed and called for main agents."""
+
+    names: tuple[str, ...]
+
+    def tools(self) -> list[mt.Tool]: ...
+
+    async def call(self, name: str, arguments: dict[str, Any], progress: Progress) -> Any: ...
+
+
 class Asker(Protocol):
     """How a tool call reaches the broker: in-process (/mcp) or over HTTP (`askbridge mcp`)."""
 
@@ -161,14 +171,17 @@ def host_call(ctx: ServerRequestContext[Any, Any], params: mt.CallToolRequestPar
                     state=params.request_state, request=ctx.request)
 
 
-def build_server(asker_for: Callable[[], Asker], name: str = "askbridge") -> Server[Any]:
-    """A low-level MCP server with one tool, `ask_user`, listed only for main agents."""
+def build_server(asker_for: Callable[[], Asker], name: str = "askbridge",
+                 more: Callable[[], Toolset] | None = None) -> Server[Any]:
+    """A low-level MCP server with `ask_user` (and the `more` tools), listed only for main
+    agents."""
 
     async def list_tools(ctx: ServerRequestContext[Any, Any],
                          params: mt.PaginatedRequestParams | None) -> mt.ListToolsResult:
         asker = asker_for()
         card = isinstance(asker, CardAsker)
-        tools = [tool(card)] if await asker.may_ask() else []
+        extra = more().tools() if more else []
+        tools = [tool(card), *extra] if await asker.may_ask() else []
         if card and client_supports_apps(ctx):  # the card's own tool: hosts with MCP Apps only
             tools.append(apps.answer_tool())
         return mt.ListToolsResult(tools=tools)
@@ -196,17 +209,21 @@ def build_server(asker_for: Callable[[], Asker], name: str = "askbridge") -> Ser
         card_asker = asker_for()
         if params.name == apps.ANSWER_TOOL and isinstance(card_asker, CardAsker):
             return await card_asker.answer_card(dict(params.arguments or {}))
-        if params.name != TOOL_NAME:
+        extra = more() if more else None
+        if params.name != TOOL_NAME and not (extra and params.name in extra.names):
             # A protocol error, as MCP says for an unknown tool (not a tool result that failed).
             raise MCPError(mt.INVALID_PARAMS,
                            f"Unknown tool {params.name!r}; the only tool is {TOOL_NAME}.")
         asker = asker_for()
         if not await asker.may_ask():
             return failure_result(
-                "ask_user is only for main sessions; continue with your best judgment.")
+                f"{params.name} is only for main sessions; continue with your best judgment.")
 
         async def progress(done: float, total: float, message: str) -> None:
             await ctx.session.report_progress(done, total, message)
+
+        if extra and params.name in extra.names:
+            return await extra.call(params.name, dict(params.arguments or {}), progress)  # type: ignore[no-any-return]
 
         faults = argument_problems(getattr(ctx.request, "scope", {}).get(TEXT_FAULTS, []))
         if faults:  # text the SDK could not have parsed: refused by name, like the 422

@@ -99,7 +99,8 @@ def create_app(bridge: Bridge, extra_lifespans: list[Lifespan] | None = None) ->
     key_env = bridge.config.mcp.state_key_env
     mcp = LazyMcp(bridge.broker, bridge.receiver, agent_tokens(bridge), OriginGuard(bridge.config),
                   bridge.config.mcp, bridge.env.get(key_env) if key_env else None,
-                  float(bridge.env.get("ASKBRIDGE_PROGRESS_SECONDS") or 10))
+                  float(bridge.env.get("ASKBRIDGE_PROGRESS_SECONDS") or 10),
+                  approvals=bridge.approvals)
     mounts.append(("/mcp", mcp, mcp.lifespan))
 
     @asynccontextmanager

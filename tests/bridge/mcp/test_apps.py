@@ -20,7 +20,7 @@ async def test_an_apps_host_gets_the_card_and_an_app_only_answer_tool(tmp_path: 
         plain = await open_session(http, AGENT_TOKEN)
         apps = await open_session(http, AGENT_TOKEN, APPS)
         listed = (await rpc(http, AGENT_TOKEN, plain, "tools/list", {}))["result"]["tools"]
-        assert [t["name"] for t in listed] == ["ask_user"]
+        assert [t["name"] for t in listed] == ["ask_user", "request_approval", "approve_tool_use"]
         tools = {t["name"]: t for t in
                  (await rpc(http, AGENT_TOKEN, apps, "tools/list", {}))["result"]["tools"]}
         assert tools["ask_user"]["_meta"] == {"ui": {"resourceUri": CARD_URI}}
@@ -88,9 +88,10 @@ async def test_skipping_from_the_card_ends_the_call_with_no_answer(tmp_path: Pat
 async def test_the_card_works_for_a_stateless_2026_host(tmp_path: Path) -> None:
     async with running(make_config(tmp_path)) as r, r.http() as http:
         plain = (await stateless(http, AGENT_TOKEN, "tools/list", {}))["result"]["tools"]
-        assert [t["name"] for t in plain] == ["ask_user"]
+        assert [t["name"] for t in plain] == ["ask_user", "request_approval", "approve_tool_use"]
         tools = (await stateless(http, AGENT_TOKEN, "tools/list", {}, APPS))["result"]["tools"]
-        assert [t["name"] for t in tools] == ["ask_user", ANSWER_TOOL]
+        assert [t["name"] for t in tools] == [
+            "ask_user", "request_approval", "approve_tool_use", ANSWER_TOOL]
         asking = asyncio.create_task(stateless(http, AGENT_TOKEN, "tools/call", {
             "name": "ask_user", "arguments": DEPLOY}, APPS))
         await until(lambda: r.bridge.store.pending_questions())

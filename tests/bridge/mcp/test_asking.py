@@ -32,7 +32,8 @@ async def ended(r: Running) -> Any:
 async def test_lists_and_answers_from_a_remote_surface(tmp_path: Path, mode: str) -> None:
     async with running(make_config(tmp_path)) as r, new_host(f"{r.url}/mcp", mode=mode) as host:
         assert host.protocol_version == (MODERN if mode == MODERN else "2025-11-25")
-        assert [t.name for t in (await host.list_tools()).tools] == ["ask_user"]
+        assert [t.name for t in (await host.list_tools()).tools] == [
+            "ask_user", "request_approval", "approve_tool_use"]
         answering = asyncio.create_task(answer_remotely(r, "canary"))
         result = await host.call_tool("ask_user", DEPLOY)
         await answering

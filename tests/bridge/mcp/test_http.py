@@ -39,7 +39,7 @@ def at(r: Running, token: str = AGENT_TOKEN, **options: Any) -> Any:
 
 async def test_http_mcp_lists_and_answers(tmp_path: Path) -> None:
     async with running(make_config(tmp_path)) as r, at(r) as host:
-        assert [t["name"] for t in await host.tools()] == ["ask_user"]
+        assert [t["name"] for t in await host.tools()] == ["ask_user", "request_approval", "approve_tool_use"]
         answering = asyncio.create_task(answer_when_pending(r, "canary"))
         await host.call(DEPLOY)
         result = await host.result()

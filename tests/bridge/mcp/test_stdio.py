@@ -40,7 +40,7 @@ async def answer_when_pending(r: Running, text: str, ready: Callable[[], object]
 async def test_stdio_lists_the_tool_with_schema_and_guidance(tmp_path: Path) -> None:
     async with running(make_config(tmp_path)) as r, over_stdio(r) as host:
         tools = await host.tools()
-    assert [t["name"] for t in tools] == ["ask_user"]
+    assert [t["name"] for t in tools] == ["ask_user", "request_approval", "approve_tool_use"]
     tool = tools[0]
     assert "(Recommended)" in tool["description"]
     assert "Other" in tool["description"]
@@ -134,7 +134,8 @@ async def test_stdio_with_an_sdk_2_host_of_either_revision(tmp_path: Path, mode:
         params.env = {**(params.env or {}), "ASKBRIDGE_URL": r.url}
         async with Client(params, mode=mode) as host:
             assert host.protocol_version == (MODERN if mode == MODERN else "2025-11-25")
-            assert [t.name for t in (await host.list_tools()).tools] == ["ask_user"]
+            assert [t.name for t in (await host.list_tools()).tools] == [
+                "ask_user", "request_approval", "approve_tool_use"]
             call = asyncio.create_task(host.call_tool("ask_user", DEPLOY,
                                                       progress_callback=on_progress))
             await until(lambda: updates)
