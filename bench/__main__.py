@@ -17,7 +17,7 @@ import aiohttp
 from bench.burst import run_burst
 from bench.fanout import run_fanout
 from bench.history import history_bench
-from bench.latency import Bare, Fake, run_latency
+from bench.latency import Bare, Fake, mcp_host, run_latency
 from bench.pg import run_store_pg
 from bench.procs import TOKENS, askbridge_proc, fake_proc, relay_proc
 from bench.reach import run_reach
@@ -162,16 +162,19 @@ async def latency(args: argparse.Namespace, report: Report, http: aiohttp.Client
     askbridge = askbridge_proc(tmp, ctl.url, TOKENS["askbridge"],
                                profile=args.profile / "latency" if args.profile else None)
     relay = relay_proc(tmp, ctl.url)
-    await askbridge.spawn()
-    await relay.spawn()
+    durable = relay_proc(tmp, ctl.url, durable=True)
+    procs = (askbridge, relay, durable)
     try:
-        await askbridge.ready(http, "/healthz")
-        await relay.ready(http, "/healthz")
-        samples = await run_latency(http, ctl, askbridge, relay, bare, args.rounds,
-                                    args.warmup, args.latency_budget)
+        for proc in procs:
+            await proc.spawn()
+        for proc in procs:
+            await proc.ready(http, "/healthz")
+        async with mcp_host(askbridge.url) as mcp:
+            samples = await run_latency(http, ctl, askbridge, relay, durable, bare, mcp,
+                                        args.rounds, args.warmup, args.latency_budget)
     finally:
-        await askbridge.stop()
-        await relay.stop()
+        for proc in procs:
+            await proc.stop()
     latency_rows(report, samples)
     return samples["ask:askbridge"].median
 

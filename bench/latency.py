@@ -1,8 +1,9 @@
-"""Ask and answer paths, round by round: askbridge, the do-nothing relay, bare python-telegram-bot.
+"""Ask and answer paths, round by round: askbridge over HTTP and over MCP (2026-07-28), the
+durable relay (a SQLite commit before the send), the do-nothing relay, bare python-telegram-bot.
 
 Ask path: the agent's HTTP ask (or the bare `send_message` call) until the fake records
 sendMessage. Answer path: a callback_query queued at the fake until the agent's blocking ask
-returns (or, bare, until a CallbackQueryHandler fires). Each round runs the three in a rotating
+returns (or, bare, until a CallbackQueryHandler fires). Each round runs the four in a rotating
 order, one at a time, and waits for each one's trailing calls (answerCallbackQuery, the
 finalizing edit) before the next starts, so no measurement overlaps another's work.
 """
@@ -11,17 +12,21 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 import aiohttp
+import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 from telegram.ext import Application, ApplicationBuilder, CallbackQueryHandler, ContextTypes
 
 from bench.procs import AGENT_TOKEN, CHAT_ID, TOKENS, Proc
 from bench.stats import Samples
 
-SYSTEMS = ("askbridge", "relay", "bare")
+SYSTEMS = ("askbridge", "mcp", "durable", "relay", "bare")
 
 
 def ask_body(tag: str, timeout: int = 300) -> dict[str, Any]:
@@ -98,11 +103,21 @@ class Bare:
                                         reply_markup=markup)
 
 
+@asynccontextmanager
+async def mcp_host(url: str) -> AsyncIterator[Client]:
+    """A 2026-07-28 MCP host (the official SDK 2.x client) at askbridge's /mcp."""
+    headers = {"Authorization": f"Bearer {AGENT_TOKEN}", "X-Askbridge-Session": "mcp"}
+    async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=60)) as http, \
+            Client(streamable_http_client(f"{url}/mcp", http_client=http),
+                   mode="2026-07-28") as client:
+        yield client
+
+
 Round = Callable[[str], Awaitable[tuple[float, float]]]
 
 
 def rounds(http: aiohttp.ClientSession, fake: Fake, askbridge: Proc, relay: Proc,
-           bare: Bare) -> dict[str, Round]:
+           durable: Proc, bare: Bare, mcp: Client) -> dict[str, Round]:
     """One round per system: (ask ms, answer ms)."""
 
     async def over_http(url: str, headers: dict[str, str], token: str, tag: str,
@@ -132,8 +147,35 @@ def rounds(http: aiohttp.ClientSession, fake: Fake, askbridge: Proc, relay: Proc
                                {"Authorization": f"Bearer {AGENT_TOKEN}"}, TOKENS["askbridge"],
                                tag, ("answerCallbackQuery", "editMessageText"))
 
+    async def mcp_round(tag: str) -> tuple[float, float]:
+        """The same ask as a 2026-07-28 MCP host's `tools/call` at /mcp (no form: the host
+        declares no elicitation), answered by the same tap."""
+        async def call() -> int:
+            result = await mcp.call_tool("ask_user", ask_body(tag))
+            done = time.monotonic_ns()
+            content = result.structured_content or {}
+            if result.is_error or content.get("status") != "answered":
+                raise RuntimeError(f"/mcp answered {result.content}")
+            return done
+
+        began = time.monotonic_ns()
+        asking = asyncio.create_task(call())
+        try:
+            sent = await fake.event(tag)
+            queued = await fake.tap(TOKENS["askbridge"], tag)
+            done = await asyncio.wait_for(asking, 30)
+        finally:
+            asking.cancel()
+        for method in ("answerCallbackQuery", "editMessageText"):
+            await fake.event(tag, method)
+        return (sent - began) / 1e6, (done - queued) / 1e6
+
     async def relay_round(tag: str) -> tuple[float, float]:
         return await over_http(f"{relay.url}/ask", {}, TOKENS["relay"], tag,
+                               ("answerCallbackQuery",))
+
+    async def durable_round(tag: str) -> tuple[float, float]:
+        return await over_http(f"{durable.url}/ask", {}, TOKENS["durable"], tag,
                                ("answerCallbackQuery",))
 
     async def bare_round(tag: str) -> tuple[float, float]:
@@ -146,22 +188,26 @@ def rounds(http: aiohttp.ClientSession, fake: Fake, askbridge: Proc, relay: Proc
         await fake.event(tag, "answerCallbackQuery")
         return (sent - began) / 1e6, (done - queued) / 1e6
 
-    return {"askbridge": askbridge_round, "relay": relay_round, "bare": bare_round}
+    return {"askbridge": askbridge_round, "mcp": mcp_round, "durable": durable_round,
+            "relay": relay_round,
+            "bare": bare_round}
 
 
 async def run_latency(http: aiohttp.ClientSession, fake: Fake, askbridge: Proc, relay: Proc,
-                      bare: Bare, n: int, warmup: int, budget: float) -> dict[str, Samples]:
+                      durable: Proc, bare: Bare, mcp: Client, n: int, warmup: int,
+                      budget: float) -> dict[str, Samples]:
     """`warmup` unrecorded rounds, then up to `n` recorded ones, stopping after `budget` seconds."""
-    by_system = rounds(http, fake, askbridge, relay, bare)
+    by_system = rounds(http, fake, askbridge, relay, durable, bare, mcp)
     ask = {s: Samples(f"ask:{s}") for s in SYSTEMS}
     answer = {s: Samples(f"answer:{s}") for s in SYSTEMS}
     deadline = time.monotonic() + budget
     for i in range(warmup + n):
         if time.monotonic() > deadline:
             break
-        order = SYSTEMS[i % 3:] + SYSTEMS[:i % 3]
+        k = i % len(SYSTEMS)
+        order = SYSTEMS[k:] + SYSTEMS[:k]
         for system in order:
-            a, b = await by_system[system](f"{system[0]}{i}")
+            a, b = await by_system[system](f"{system[:2]}{i}")
             if i >= warmup:
                 ask[system].add(a)
                 answer[system].add(b)

@@ -19,7 +19,8 @@ CHAT_ID = 777
 ROOT = Path(__file__).resolve().parent.parent
 TOKENS = {"askbridge": "111:bench-askbridge", "relay": "222:bench-relay",
           "bare": "333:bench-bare", "scale": "444:bench-scale",
-          "fanout": "555:bench-fanout", "replicas": "666:bench-replicas"}
+          "fanout": "555:bench-fanout", "replicas": "666:bench-replicas",
+          "durable": "888:bench-durable"}
 
 
 def free_port() -> int:
@@ -116,11 +117,16 @@ def fake_proc(tmp: Path, limits: bool = False) -> Proc:
                 port, tmp / ("fakebot-limits.log" if limits else "fakebot.log"))
 
 
-def relay_proc(tmp: Path, fake_url: str) -> Proc:
+def relay_proc(tmp: Path, fake_url: str, durable: bool = False) -> Proc:
+    """The do-nothing relay; `durable`: it commits each question to SQLite before sending."""
     port = free_port()
-    return Proc("relay", [sys.executable, "-m", "bench.relay", "--port", str(port),
-                          "--base-url", fake_url + "/bot", "--token", TOKENS["relay"],
-                          "--chat", str(CHAT_ID)], port, tmp / "relay.log")
+    name = "durable" if durable else "relay"
+    if durable:
+        (tmp / name).mkdir(parents=True, exist_ok=True)
+    db = ["--db", str(tmp / name / "relay.db")] if durable else []
+    return Proc(name, [sys.executable, "-m", "bench.relay", "--port", str(port),
+                       "--base-url", fake_url + "/bot", "--token", TOKENS[name],
+                       "--chat", str(CHAT_ID), *db], port, tmp / f"{name}.log")
 
 
 def askbridge_proc(tmp: Path, fake_url: str, token: str, name: str = "askbridge",

@@ -21,11 +21,11 @@ EXPORTED = {
     "Prompt", "PromptQuestion", "Queries", "QuestionId", "Refused", "Reminder", "Reminding",
     "Routed", "SIGNATURE_HEADER", "SKIP_BUTTON", "SelectionChanged", "SessionKey", "Skip",
     "StepChanged", "SubmitPressed", "SurfaceId", "TextLayout", "TextReceived", "UnsupportedMedia",
-    "UserRef", "Window", "adapter_section", "backoff", "backoff_delay", "caption", "client_tls",
-    "config_problems", "count_rate_limited", "declared_json", "env_secret", "hand_in", "negotiate",
-    "parse_answer", "parse_ask_request", "parse_json", "parse_reply", "prompt_text", "same_secret",
-    "sign", "split_escaped", "split_text", "status_room", "surface_platform", "surface_target",
-    "time_of_day", "tr", "translations", "verify_signature",
+    "UserRef", "Window", "WindowsByKey", "adapter_section", "backoff", "backoff_delay", "caption",
+    "client_tls", "config_problems", "count_rate_limited", "declared_json", "env_secret", "hand_in",
+    "negotiate", "parse_answer", "parse_ask_request", "parse_json", "parse_reply", "prompt_text",
+    "same_secret", "sign", "split_escaped", "split_text", "status_room", "surface_platform",
+    "surface_target", "time_of_day", "tr", "translations", "verify_signature",
 }
 
 

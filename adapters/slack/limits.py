@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
+
 from adapters.slack.ids import target_of
-from bridge import Priority, Window
+from bridge import Priority, Window, WindowsByKey
 
 POSTS_PER_CHANNEL_SECOND = 1
 """chat.postMessage: about one message a second per channel (short bursts tolerated)."""
@@ -13,17 +16,15 @@ UPDATES_PER_MINUTE = 50
 
 class SlackLimits:
     """A post counts against its channel's window, an update against chat.update's tier (the
-    same window objects every time)."""
+    same window objects while in use; a channel's is dropped once idle, `WindowsByKey`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] | None = None) -> None:
         self.updates = (Window(UPDATES_PER_MINUTE, 60.0),)
-        self._channels: dict[str, tuple[Window, ...]] = {}
+        self.channels: WindowsByKey[str] = WindowsByKey(
+            lambda channel: (Window(POSTS_PER_CHANNEL_SECOND, 1.0),))
+        self.clock = clock or (lambda: asyncio.get_running_loop().time())
 
     def __call__(self, surface: str, priority: Priority) -> tuple[Window, ...]:
         if priority == Priority.EDIT:
             return self.updates
-        channel = target_of(surface)[0]
-        windows = self._channels.get(channel)
-        if windows is None:
-            windows = self._channels[channel] = (Window(POSTS_PER_CHANNEL_SECOND, 1.0),)
-        return windows
+        return self.channels.get(target_of(surface)[0], self.clock())

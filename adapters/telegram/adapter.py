@@ -105,6 +105,7 @@ class TelegramAdapter:
             self._connecting = asyncio.create_task(self._reconnect(self._app))
 
     async def stop(self) -> None:
+        await self.bindings.close()
         if self._connecting is not None:
             self._connecting.cancel()
             await asyncio.gather(self._connecting, return_exceptions=True)
@@ -152,6 +153,7 @@ class TelegramAdapter:
     async def finalize(self, delivery: Delivery, final: Finalization) -> None:
         self.bindings.forget(delivery.question_id)
         self.taps.forget(delivery.question_id)
+        self.bindings.prune_soon(self.queries, self.taps.prune)  # at most hourly
         if delivery.message_ref is None:
             return
         bot = self.bot()

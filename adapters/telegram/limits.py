@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
+
 from adapters.telegram.ids import chat_of
-from bridge import Priority, SurfaceId, Window
+from bridge import Priority, SurfaceId, Window, WindowsByKey
 
 BOT_PER_SECOND = 30
 """Messages (sent or edited) per second per bot, across all chats."""
@@ -15,20 +18,21 @@ GROUP_SECONDS = 60.0
 
 
 class TelegramLimits:
-    """The windows of a surface's chat (the same objects every time): the bot's, the chat's,
+    """The windows of a surface's chat (the same objects while in use): the bot's, the chat's,
     and for a group the group's per-minute one. Groups, supergroups and channels have negative
-    ids or a `@name`; private chats have positive ids."""
+    ids or a `@name`; private chats have positive ids. A chat's windows are dropped once idle
+    (`WindowsByKey`). `clock`: the event loop's time unless given."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] | None = None) -> None:
         self.bot = Window(BOT_PER_SECOND, 1.0)
-        self._chats: dict[int | str, tuple[Window, ...]] = {}
+        self.chats: WindowsByKey[int | str] = WindowsByKey(self._windows, GROUP_SECONDS)
+        self.clock = clock or (lambda: asyncio.get_running_loop().time())
+
+    def _windows(self, chat: int | str) -> tuple[Window, ...]:
+        own = Window(CHAT_PER_SECOND, 1.0)
+        if isinstance(chat, str) or chat < 0:
+            return self.bot, own, Window(GROUP_PER_MINUTE, GROUP_SECONDS)
+        return self.bot, own
 
     def __call__(self, surface: str, priority: Priority) -> tuple[Window, ...]:
-        chat = chat_of(SurfaceId(surface))[0]
-        windows = self._chats.get(chat)
-        if windows is None:
-            own = Window(CHAT_PER_SECOND, 1.0)
-            group = isinstance(chat, str) or chat < 0
-            windows = (self.bot, own, Window(GROUP_PER_MINUTE, GROUP_SECONDS)) if group else (self.bot, own)
-            self._chats[chat] = windows
-        return windows
+        return self.chats.get(chat_of(SurfaceId(surface))[0], self.clock())

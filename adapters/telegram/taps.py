@@ -71,6 +71,12 @@ class Taps:
     def forget(self, question_id: QuestionId) -> None:
         self.own_words = {k: v for k, v in self.own_words.items() if v.question_id != question_id}
 
+    async def prune(self, queries: Queries) -> None:
+        """Drop the asks of questions that ended (perhaps finalized by another replica)."""
+        ended = {q: await queries.prompt_for(q) is None
+                 for q in {v.question_id for v in self.own_words.values()}}
+        self.own_words = {k: v for k, v in self.own_words.items() if not ended[v.question_id]}
+
     async def on_tap(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """A press on one of our buttons: python-telegram-bot matched its data against
         `CALLBACK_PATTERN` and hands the match on in `context.matches`; it is read only here."""

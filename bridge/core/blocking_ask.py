@@ -11,7 +11,8 @@ import structlog
 
 from bridge.core.broker import Broker
 from bridge.model.contract import AskRequest
-from bridge.model.ids import SessionKey
+from bridge.model.errors import Conflict
+from bridge.model.ids import QuestionId, SessionKey
 from bridge.store.records import QuestionRecord
 
 log = structlog.get_logger("askbridge.api")
@@ -26,8 +27,9 @@ async def ask_and_wait(broker: Broker, agent: str, session: SessionKey, request:
     """Ask, then wait for whichever comes first: the end, a graceful stop, or `gone` (the
     asker's connection closed for good). A cancelled caller cancels its question too, unless
     the server is draining (then it stays pending for the next start). `gone` is called once
-    the question is asked, so a refused ask leaves no watcher behind."""
-    record = await broker.ask(agent, session, request)
+    the question is asked, so a refused ask leaves no watcher behind. The same questions asked
+    again while pending re-attach (§2): a retry after a lost response never asks twice."""
+    record = await ask_or_attach(broker, agent, session, request)
     try:
         outcome, final = await first_outcome(broker, record, gone())
     except asyncio.CancelledError:
@@ -37,6 +39,22 @@ async def ask_and_wait(broker: Broker, agent: str, session: SessionKey, request:
     if outcome == "gone":
         final = await abandon(broker, record, "client_disconnected")
     return outcome, final
+
+
+async def ask_or_attach(broker: Broker, agent: str, session: SessionKey, request: AskRequest,
+                        ) -> QuestionRecord:
+    """Ask, or re-attach: the same questions asked again while they are pending in the session
+    are that question (a retry after a lost response, a host re-issuing a call that timed out
+    on its side), with its own deadline; different ones are the 409 as ever."""
+    try:
+        return await broker.ask(agent, session, request)
+    except Conflict as exc:
+        pending = getattr(exc, "extra", {}).get("pendingId")
+        record = await broker.store.get_question(QuestionId(pending)) if pending else None
+        if record is None or not record.pending or record.request.questions != request.questions:
+            raise
+        log.info("ask_reattached", question_id=record.id, agent=agent, session=session)
+        return record
 
 
 async def first_outcome(broker: Broker, record: QuestionRecord, gone: Awaitable[object],

@@ -103,10 +103,23 @@ class Receiver:
         async with self.answering.lock(event.question_id):
             return await self._apply_form(event)
 
+    async def host_answered(self, event: AnswerSubmitted) -> InboundReply:
+        """An answer from the asking agent's own MCP host (its form, `answers` None for its
+        Skip): no prompt was delivered there, so only the question's being open is checked,
+        then everything any form answer goes through."""
+        async with self.answering.lock(event.question_id):
+            record = await self.answering.open.get(event.question_id)
+            if record is None:  # it ended first (a remote answer won): the late form is ignored
+                return InboundReply(handled=True, question_id=event.question_id)
+            return await self._judge_form(record, event)
+
     async def _apply_form(self, event: AnswerSubmitted) -> InboundReply:
         record = await self.answering.open_for(event.question_id, event.surface, event.locale)
         if isinstance(record, InboundReply):
             return record
+        return await self._judge_form(record, event)
+
+    async def _judge_form(self, record: QuestionRecord, event: AnswerSubmitted) -> InboundReply:
         loc = self.answering.locale(event.surface, record, event.locale)
         if not event.authorized:
             return InboundReply(handled=True, text=self.answering.not_yours(loc), question_id=record.id,

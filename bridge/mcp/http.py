@@ -1,8 +1,10 @@
 """Streamable HTTP MCP at /mcp: bearer token → agent, `X-Askbridge-Session` → session.
 
-A client that vanishes mid-call must not leave its question pending: each POST's stream is
-watched, and a tool call whose stream has been closed for `GRACE_SECONDS` cancels its question
-(a deleted MCP session ends the SDK's in-flight handlers, which cancels them too).
+Both revisions on one endpoint: the SDK routes each request by its `MCP-Protocol-Version`.
+2025-11-25 (sessions): a client that vanishes mid-call must not leave its question pending: each
+POST's stream is watched, and a tool call whose stream has been closed for `GRACE_SECONDS`
+cancels its question (a deleted MCP session ends the SDK's in-flight handlers, which cancels them
+too). 2026-07-28 (stateless): see `bridge.mcp.waits`.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
@@ -18,26 +20,29 @@ import anyio
 import structlog
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
-from mcp.server.lowlevel.server import request_ctx
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.types import PARSE_ERROR
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from bridge.core.blocking_ask import ask_and_wait
 from bridge.core.broker import Broker
+from bridge.core.receiver import Receiver
 from bridge.http.bodies import reread
 from bridge.http.responses import refusal
+from bridge.mcp.asking import BrokerAsker
+from bridge.mcp.odd_text import TEXT_FAULTS, without_surrogates
 from bridge.mcp.origins import OriginGuard
 from bridge.mcp.sessions import AgentSessions
-from bridge.mcp.tool import AskFailure, Progress, build_server, with_progress
-from bridge.model.contract import AskRequest, AskResult
-from bridge.model.errors import NOT_AUTHORIZED, BridgeError, Forbidden, Unauthorized
-from bridge.model.ids import SessionKey
-from bridge.model.validation import parse_ask_request, session_key
+from bridge.mcp.tool import build_server
+from bridge.mcp.waits import Waits
+from bridge.model.errors import NOT_AUTHORIZED, Forbidden, Unauthorized
 from bridge.runtime.security import bearer, match_token
 
 PROGRESS_SECONDS = 10.0
+STATE_TTL = 3660.0
+"""How long a requestState stays good: a question's longest life (3600 s) and a minute, so a
+person may take all of it over the host's form (the SDK's default is 600 s)."""
 GRACE_SECONDS = 10.0
 """How long a closed stream may stay closed before its question is cancelled."""
 STREAM_CLOSED = "askbridge.stream_closed"
@@ -46,52 +51,19 @@ log = structlog.get_logger("askbridge.mcp")
 _current: contextvars.ContextVar[tuple[str, str]] = contextvars.ContextVar("askbridge_mcp_agent")
 
 
-class BrokerAsker:
-    """Asks in-process for the agent that made the HTTP request."""
+async def stream_gone(grace: float, request: Any) -> None:
+    """Returns once this call's POST stream has been closed for `grace` seconds.
 
-    def __init__(self, broker: Broker, agent: str, session: str, interval: float,
-                 grace: float = GRACE_SECONDS) -> None:
-        self.broker = broker
-        self.agent = agent
-        self.session = session
-        self.interval = interval
-        self.grace = grace
-
-    async def may_ask(self) -> bool:
-        return self.broker.agent(self.agent).role == "main"
-
-    async def ask(self, arguments: dict[str, Any], progress: Progress) -> AskResult:
-        request = parse_ask_request(arguments)
-        session = session_key(self.session)  # a bad header is the same refusal as over /v1
-        waiting = self._result(session, request)
-        return await with_progress(waiting, progress, self.interval, request.timeout_seconds)
-
-    async def _result(self, session: SessionKey, request: AskRequest) -> AskResult:
-        try:
-            outcome, final = await ask_and_wait(self.broker, self.agent, session, request,
-                                                self._stream_gone)
-        except BridgeError as exc:
-            raise AskFailure(str(exc)) from None
-        if outcome == "restarting":
-            raise AskFailure(f"askbridge is restarting; question {final.id} stays pending. Call "
-                             "ask_user again with the same questions to pick up its result.")
-        assert final.result is not None
-        return final.result
-
-    async def _stream_gone(self) -> None:
-        """Returns once this call's POST stream has been closed for `grace` seconds.
-
-        The server keeps no event store, so a closed stream cannot be resumed (a resumed GET
-        would have nothing to replay); the grace period only spares a response that is being
-        written as the connection drops.
-        """
-        request = request_ctx.get().request
-        closed = getattr(request, "scope", {}).get(STREAM_CLOSED)
-        if not isinstance(closed, asyncio.Event):
-            await asyncio.Event().wait()  # not over HTTP: nothing to watch
-            return
-        await closed.wait()
-        await asyncio.sleep(self.grace)
+    The server keeps no event store, so a closed stream cannot be resumed (a resumed GET
+    would have nothing to replay); the grace period only spares a response that is being
+    written as the connection drops.
+    """
+    closed = getattr(request, "scope", {}).get(STREAM_CLOSED)
+    if not isinstance(closed, asyncio.Event):
+        await asyncio.Event().wait()  # not over HTTP: nothing to watch
+        return
+    await closed.wait()
+    await asyncio.sleep(grace)
 
 
 class _ClientGone(logging.Filter):
@@ -110,23 +82,35 @@ _CLIENT_GONE = _ClientGone()
 
 
 def mcp_mount(
-    broker: Broker, tokens: dict[str, str], guard: OriginGuard,
-    interval: float = PROGRESS_SECONDS,
-    grace: float = GRACE_SECONDS, sessions_per_agent: int = 32,
+    broker: Broker, receiver: Receiver, tokens: dict[str, str], guard: OriginGuard,
+    state_key: str, interval: float = PROGRESS_SECONDS, grace: float = GRACE_SECONDS,
+    sessions_per_agent: int = 32, reattach_seconds: float = 60.0,
 ) -> tuple[ASGIApp, Callable[[Any], AbstractAsyncContextManager[None]]]:
-    """The /mcp ASGI app and the lifespan that runs its session manager."""
+    """The /mcp ASGI app and the lifespan that runs its session manager. `state_key` seals
+    2026-07-28 `requestState`: every replica must be given the same one."""
+    waits = Waits(broker, reattach_seconds)
 
     def asker_for() -> BrokerAsker:
         agent, session = _current.get()
-        return BrokerAsker(broker, agent, session, interval, grace)
+
+        def gone(request: Any) -> Awaitable[None]:
+            return stream_gone(grace, request)
+
+        return BrokerAsker(broker, receiver, waits, agent, session, interval, gone)
 
     sdk_log = logging.getLogger("mcp.server.streamable_http")
     if _CLIENT_GONE not in sdk_log.filters:
         sdk_log.addFilter(_CLIENT_GONE)
     # Stateful sessions, so that a client's notifications/cancelled reaches the waiting call.
     # The SDK's one cap for everyone is off: each agent has its own (AgentSessions).
-    manager = StreamableHTTPSessionManager(build_server(asker_for), stateless=False,
-                                           json_response=False, max_sessions=None)
+    server = build_server(asker_for)
+    # The retry's requestState is sealed with the shared key and bound to the agent: any
+    # replica accepts it, and no other agent can replay it.
+    server.middleware.append(RequestStateBoundary(RequestStateSecurity(
+        keys=[state_key], bind_principal=lambda _: _current.get()[0], ttl=STATE_TTL),
+        default_audience="askbridge"))
+    manager = StreamableHTTPSessionManager(server, stateless=False, json_response=False,
+                                           max_sessions=None)
     sessions = AgentSessions(sessions_per_agent)
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
@@ -152,6 +136,8 @@ def mcp_mount(
             if problem is not None:
                 await _parse_error(problem)(scope, receive, send)
                 return
+            receive, faults = await without_surrogates(receive)
+            scope = {**scope, TEXT_FAULTS: faults}
         session = headers.get("x-askbridge-session") or "main"
         token = _current.set((agent, session))
         closed = asyncio.Event()
@@ -166,8 +152,11 @@ def mcp_mount(
 
     @asynccontextmanager
     async def lifespan(_: Any) -> AsyncIterator[None]:
-        async with manager.run():
-            yield
+        try:
+            async with manager.run():
+                yield
+        finally:
+            await waits.close()
 
     return app, lifespan
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
@@ -12,7 +13,18 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 if TYPE_CHECKING:
     from bridge.core.broker import Broker
+    from bridge.core.receiver import Receiver
     from bridge.mcp.origins import OriginGuard
+    from bridge.runtime.config import McpConfig
+    from bridge.store.protocol import Store
+
+
+async def request_state_key(store: Store, secret: str | None) -> str:
+    """The key that seals 2026-07-28 `requestState`, the same on every replica: the configured
+    secret, else one made by the first replica to need it and kept in the store they share."""
+    if secret:
+        return secret
+    return await store.state_put_new("mcp", "request_state_key", secrets.token_urlsafe(48))
 
 
 class LazyMcp:
@@ -22,12 +34,16 @@ class LazyMcp:
     the server keeps answering meanwhile; the SDK's session manager then runs in a task of its
     own until the server stops."""
 
-    def __init__(self, broker: Broker, tokens: dict[str, str], guard: OriginGuard,
-                 sessions_per_agent: int = 32) -> None:
+    def __init__(self, broker: Broker, receiver: Receiver, tokens: dict[str, str],
+                 guard: OriginGuard, config: McpConfig, state_secret: str | None = None,
+                 progress_seconds: float = 10.0) -> None:
         self.broker = broker
+        self.receiver = receiver
         self.tokens = tokens
         self.guard = guard
-        self.sessions_per_agent = sessions_per_agent
+        self.config = config
+        self.state_secret = state_secret
+        self.progress_seconds = progress_seconds
         self._app: asyncio.Future[ASGIApp] | None = None
         self._runner: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
@@ -42,8 +58,12 @@ class LazyMcp:
     async def _run(self, ready: asyncio.Future[ASGIApp]) -> None:
         try:
             http = await asyncio.to_thread(importlib.import_module, "bridge.mcp.http")
-            app, lifespan = http.mcp_mount(self.broker, self.tokens, self.guard,
-                                           sessions_per_agent=self.sessions_per_agent)
+            key = await request_state_key(self.broker.store, self.state_secret)
+            app, lifespan = http.mcp_mount(
+                self.broker, self.receiver, self.tokens, self.guard, key,
+                interval=self.progress_seconds,
+                sessions_per_agent=self.config.sessions_per_agent,
+                reattach_seconds=self.config.reattach_seconds)
             async with lifespan(None):
                 ready.set_result(app)
                 await self._stop.wait()

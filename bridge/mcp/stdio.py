@@ -11,10 +11,11 @@ from typing import Any
 
 import anyio
 import httpx
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.server.stdio import stdio_server
 
 from bridge.agent.client import AskClient, AskError, unreachable
-from bridge.mcp.tool import AskFailure, Progress, build_server, with_progress
+from bridge.mcp.tool import AskFailure, HostCall, Progress, build_server, with_progress
 from bridge.model.contract import AskResult
 from bridge.model.errors import NOT_AUTHORIZED
 from bridge.model.validation import InvalidRequest, Problem, parse_ask_request
@@ -34,7 +35,10 @@ class HttpAsker:
                 return True  # unknown yet: list the tool; a call explains what is wrong
         return self._role == "main"
 
-    async def ask(self, arguments: dict[str, Any], progress: Progress) -> AskResult:
+    async def ask(self, arguments: dict[str, Any], progress: Progress,
+                  host: HostCall) -> AskResult:
+        """One blocking ask over HTTP, whatever the host's revision: the host's own form is
+        /mcp's (it answers in-process); here the remote surfaces answer."""
         request = parse_ask_request(arguments)
         try:
             return await with_progress(self.client.ask(arguments), progress, self.interval,
@@ -57,6 +61,9 @@ async def run(url: str | None = None, token: str | None = None, session: str | N
     async with AskClient(url, token, session) as client:
         asker = HttpAsker(client, interval)
         server = build_server(lambda: asker)
+        # One process, one host: requestState never reaches another, so a key of its own.
+        server.middleware.append(RequestStateBoundary(RequestStateSecurity.ephemeral(),
+                                                      default_audience="askbridge"))
         async with stdio_server() as (read, write):
             await server.run(read, write, server.create_initialization_options())
 

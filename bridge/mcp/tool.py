@@ -1,16 +1,25 @@
-"""The `ask_user` MCP tool, shared by the stdio server and the server's /mcp endpoint."""
+"""The `ask_user` MCP tool, shared by the stdio server and the server's /mcp endpoint, for hosts
+of both revisions the official SDK speaks: 2025-11-25 (`initialize`, sessions) and 2026-07-28
+(stateless: `server/discover`, capabilities in each request's `_meta`)."""
 
 from __future__ import annotations
 
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
 
 import mcp.types as mt
-from mcp.server.lowlevel import Server
+from mcp.server import Server, ServerRequestContext
+from mcp.server.apps import client_supports_apps
+from mcp.shared.exceptions import MCPError
+from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 
 from bridge.http.openapi import RESPONSE_SCHEMAS
+from bridge.mcp import apps
+from bridge.mcp.host_form import ELICIT_KEY
+from bridge.mcp.odd_text import TEXT_FAULTS, argument_problems
 from bridge.model.contract import AskResult, tool_input_schema
 from bridge.model.errors import error_body
 from bridge.model.validation import InvalidRequest, Problem
@@ -32,6 +41,33 @@ GUIDANCE = (
 
 Progress = Callable[[float, float, str], Awaitable[None]]
 """`progress(waited, total, message)`: seconds waited so far of the `total` the ask may last."""
+Elicit = Callable[[str, dict[str, Any]], Awaitable[mt.ElicitResult]]
+
+
+@dataclass(frozen=True)
+class HostCall:
+    """What the calling host brings to one `tools/call`: its revision, whether it can show a
+    form, and (2026-07-28) the answers and state of a retry."""
+
+    modern: bool = False
+    form: bool = False
+    """The host declared form elicitation."""
+    responses: dict[str, Any] | None = None
+    state: str | None = None
+    """The retry's `requestState`, as this server wrote it (verified, unsealed)."""
+    elicit: Elicit | None = None
+    """2025-11-25: send the host an `elicitation/create` tied to this call."""
+    request: Any = None
+    """The transport's request (over HTTP, Starlette's: its scope tells when the stream closed)."""
+
+
+@dataclass(frozen=True)
+class FormRound:
+    """2026-07-28: answer `input_required` with this form; the retry carries the person's input."""
+
+    message: str
+    schema: dict[str, Any]
+    state: str
 
 
 class Asker(Protocol):
@@ -39,7 +75,15 @@ class Asker(Protocol):
 
     async def may_ask(self) -> bool: ...
 
-    async def ask(self, arguments: dict[str, Any], progress: Progress) -> AskResult: ...
+    async def ask(self, arguments: dict[str, Any], progress: Progress,
+                  host: HostCall) -> AskResult | FormRound: ...
+
+
+@runtime_checkable
+class CardAsker(Asker, Protocol):
+    """An asker whose host may show the question card (MCP Apps) and answer through it."""
+
+    async def answer_card(self, arguments: dict[str, Any]) -> mt.CallToolResult: ...
 
 
 def output_schema() -> dict[str, Any]:
@@ -48,14 +92,11 @@ def output_schema() -> dict[str, Any]:
                                         RESPONSE_SCHEMAS["NoAnswer"]]}
 
 
-def tool() -> mt.Tool:
-    return mt.Tool(
-        name=TOOL_NAME,
-        title="Ask the user",
-        description=GUIDANCE,
-        inputSchema=tool_input_schema(),
-        outputSchema=output_schema(),
-    )
+def tool(card: bool = False) -> mt.Tool:
+    """`ask_user`; with `card`, it names the question card hosts with MCP Apps show."""
+    return mt.Tool(name=TOOL_NAME, title="Ask the user", description=GUIDANCE,
+                   input_schema=tool_input_schema(), output_schema=output_schema(),
+                   _meta=apps.ask_meta() if card else None)
 
 
 def result_lines(result: AskResult) -> str:
@@ -73,21 +114,21 @@ def error_result(problems: list[Problem]) -> mt.CallToolResult:
     )
     return mt.CallToolResult(
         content=[mt.TextContent(type="text", text=text)],
-        structuredContent=error_body("invalid_request", [p.model_dump() for p in problems]),
-        isError=True,
+        structured_content=error_body("invalid_request", [p.model_dump() for p in problems]),
+        is_error=True,
     )
 
 
 def failure_result(message: str) -> mt.CallToolResult:
-    return mt.CallToolResult(content=[mt.TextContent(type="text", text=message)], isError=True)
+    return mt.CallToolResult(content=[mt.TextContent(type="text", text=message)], is_error=True)
 
 
-async def with_progress(
-    work: Awaitable[AskResult], progress: Progress, interval: float, total: float
-) -> AskResult:
-    """Await `work`, reporting progress every `interval` seconds until it completes."""
+async def with_progress(work: Awaitable[AskResult], progress: Progress, interval: float,
+                        total: float, waited_before: float = 0.0) -> AskResult:
+    """Await `work`, reporting progress every `interval` seconds until it completes: the seconds
+    waited (counting `waited_before`, the question's age when this call began) and left."""
     task = asyncio.ensure_future(work)
-    started = time.monotonic()
+    started = time.monotonic() - waited_before
     try:
         while True:
             done, _ = await asyncio.wait({task}, timeout=interval)
@@ -102,39 +143,95 @@ async def with_progress(
             task.cancel()
 
 
-def build_server(asker_for: Callable[[], Asker], name: str = "askbridge") -> Server[Any, Any]:
+def form_capable(ctx: ServerRequestContext[Any, Any]) -> bool:
+    """Whether the host declared form elicitation (an empty `elicitation` means form)."""
+    caps = ctx.session.client_capabilities
+    found = caps.elicitation if caps is not None else None
+    return found is not None and (found.form is not None or found.url is None)
+
+
+def host_call(ctx: ServerRequestContext[Any, Any], params: mt.CallToolRequestParams) -> HostCall:
+    modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+    elicit: Elicit | None = None
+    if not modern and ctx.session.can_send_request:
+        async def elicit(message: str, schema: dict[str, Any]) -> mt.ElicitResult:
+            return await ctx.session.elicit_form(message, schema, ctx.request_id)
+    return HostCall(modern=modern, form=form_capable(ctx), elicit=elicit,
+                    responses=dict(params.input_responses or {}) or None,
+                    state=params.request_state, request=ctx.request)
+
+
+def build_server(asker_for: Callable[[], Asker], name: str = "askbridge") -> Server[Any]:
     """A low-level MCP server with one tool, `ask_user`, listed only for main agents."""
-    server: Server[Any, Any] = Server(name, version=package_version(), instructions=GUIDANCE)
 
-    # The SDK's decorators are untyped; the handlers below are fully typed.
-    @server.list_tools()  # type: ignore[no-untyped-call, untyped-decorator]
-    async def list_tools() -> list[mt.Tool]:
-        return [tool()] if await asker_for().may_ask() else []
+    async def list_tools(ctx: ServerRequestContext[Any, Any],
+                         params: mt.PaginatedRequestParams | None) -> mt.ListToolsResult:
+        asker = asker_for()
+        card = isinstance(asker, CardAsker)
+        tools = [tool(card)] if await asker.may_ask() else []
+        if card and client_supports_apps(ctx):  # the card's own tool: hosts with MCP Apps only
+            tools.append(apps.answer_tool())
+        return mt.ListToolsResult(tools=tools)
 
-    @server.call_tool(validate_input=False)  # type: ignore[untyped-decorator]
-    async def call_tool(name: str, arguments: dict[str, Any]) -> Any:
-        if name != TOOL_NAME:
-            return failure_result(f"Unknown tool {name!r}; the only tool is {TOOL_NAME}.")
+    async def list_resources(ctx: ServerRequestContext[Any, Any],
+                             params: mt.PaginatedRequestParams | None) -> mt.ListResourcesResult:
+        card = isinstance(asker_for(), CardAsker)
+        return mt.ListResourcesResult(resources=[apps.card_resource()] if card else [])
+
+    async def read_resource(ctx: ServerRequestContext[Any, Any],
+                            params: mt.ReadResourceRequestParams) -> mt.ReadResourceResult:
+        if str(params.uri) != apps.CARD_URI or not isinstance(asker_for(), CardAsker):
+            raise MCPError(mt.INVALID_PARAMS,
+                           f"No resource {params.uri}; the only one is {apps.CARD_URI}.",
+                           {"uri": str(params.uri)})
+        return apps.card_contents()
+
+    async def list_templates(ctx: ServerRequestContext[Any, Any],
+                             params: mt.PaginatedRequestParams | None
+                             ) -> mt.ListResourceTemplatesResult:
+        return mt.ListResourceTemplatesResult(resource_templates=[])  # the card is no template
+
+    async def call_tool(ctx: ServerRequestContext[Any, Any], params: mt.CallToolRequestParams,
+                        ) -> mt.CallToolResult | mt.InputRequiredResult:
+        card_asker = asker_for()
+        if params.name == apps.ANSWER_TOOL and isinstance(card_asker, CardAsker):
+            return await card_asker.answer_card(dict(params.arguments or {}))
+        if params.name != TOOL_NAME:
+            # A protocol error, as MCP says for an unknown tool (not a tool result that failed).
+            raise MCPError(mt.INVALID_PARAMS,
+                           f"Unknown tool {params.name!r}; the only tool is {TOOL_NAME}.")
         asker = asker_for()
         if not await asker.may_ask():
             return failure_result(
                 "ask_user is only for main sessions; continue with your best judgment.")
-        ctx = server.request_context
-        token = ctx.meta.progressToken if ctx.meta else None
 
         async def progress(done: float, total: float, message: str) -> None:
-            if token is not None:
-                await ctx.session.send_progress_notification(token, done, total=total,
-                                                             message=message)
+            await ctx.session.report_progress(done, total, message)
 
+        faults = argument_problems(getattr(ctx.request, "scope", {}).get(TEXT_FAULTS, []))
+        if faults:  # text the SDK could not have parsed: refused by name, like the 422
+            return error_result(faults)
         try:
-            result = await asker.ask(arguments, progress)
+            outcome = await asker.ask(dict(params.arguments or {}), progress,
+                                      host_call(ctx, params))
         except InvalidRequest as exc:
             return error_result(exc.problems)
         except AskFailure as exc:
             return failure_result(str(exc))
-        return [mt.TextContent(type="text", text=result_lines(result))], result.to_json()
+        if isinstance(outcome, FormRound):
+            form = mt.ElicitRequest(params=mt.ElicitRequestFormParams(
+                message=outcome.message, requested_schema=outcome.schema))
+            return mt.InputRequiredResult(input_requests={ELICIT_KEY: form},
+                                          request_state=outcome.state)
+        return mt.CallToolResult(content=[mt.TextContent(type="text", text=result_lines(outcome))],
+                                 structured_content=outcome.to_json())
 
+    server: Server[Any] = Server(name, version=package_version(), instructions=GUIDANCE,
+                                 on_list_tools=list_tools, on_call_tool=call_tool,
+                                 on_list_resources=list_resources,
+                                 on_list_resource_templates=list_templates,
+                                 on_read_resource=read_resource)
+    server.extensions[apps.EXTENSION] = {"mimeTypes": [apps.CARD_MIME]}
     return server
 
 

@@ -63,6 +63,13 @@ class McpConfig(_Section):
     sessions_per_agent: int = Field(default=32, ge=1)
     """Live MCP sessions (2025-11-25) one agent may hold; opening one more closes its oldest
     idle one."""
+    reattach_seconds: float = Field(default=60, gt=0)
+    """2026-07-28: how long a question may have no `ask_user` call waiting on it (the host's
+    stream broke or it cancelled) before it is cancelled."""
+    state_key_env: str | None = None
+    """Environment variable holding the secret that seals 2026-07-28 `requestState` (at least
+    32 characters, the same on every replica). Unset: a key made once and kept in the store,
+    which every replica sharing that store reads."""
 
 
 def _ascending(values: list[float], key: str) -> None:
@@ -86,6 +93,9 @@ class AgentConfig(_Section):
     remind_after: list[float] = Field(default_factory=list)
     """Seconds after the ask at which every live prompt gets a reminder."""
     escalation: list[EscalationTier] = Field(default_factory=list)
+    host_form: Literal["race", "off"] = "race"
+    """`race`: an MCP host that declares form elicitation also shows the question in its own
+    form, racing the remote surfaces; `off`: never."""
     locale: Locale = DEFAULT_LOCALE
     """The language askbridge writes in around this agent's questions; a platform section's
     (or webhook channel's) own `locale` wins for its surfaces."""

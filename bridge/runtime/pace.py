@@ -12,9 +12,10 @@ from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Protocol, TypeVar, runtime_checkable
+from typing import Generic, Protocol, TypeVar, runtime_checkable
 
 T = TypeVar("T")
+K = TypeVar("K", bound=Hashable)
 
 
 class Priority(IntEnum):
@@ -40,11 +41,18 @@ class _Stamp:
 class Window:
     """At most `capacity` calls in any `seconds`: a sliding window, as the platforms count."""
 
-    __slots__ = ("_stamps", "capacity", "seconds")
+    __slots__ = ("_stamps", "capacity", "seconds", "waiting")
 
     def __init__(self, capacity: int, seconds: float) -> None:
         self.capacity, self.seconds = capacity, seconds
         self._stamps: list[_Stamp] = []
+        self.waiting = 0
+        """Calls waiting in a `Pace` line that counts against this window."""
+
+    def idle(self, now: float) -> bool:
+        """Nothing counts against it any more: no call waiting, none in flight, none answered
+        within its span. A new window in its place would behave exactly the same."""
+        return not self.waiting and all(s.at + self.seconds <= now for s in self._stamps)
 
     def room(self, now: float) -> bool:
         self._stamps = [s for s in self._stamps if s.at + self.seconds > now]
@@ -60,6 +68,36 @@ class Window:
 
 
 Windows = tuple[Window, ...]
+
+
+class WindowsByKey(Generic[K]):
+    """The windows of each chat or channel, made on first use (`make(key)`), the same objects
+    while they are in use. A key whose windows are all idle is dropped by the next sweep (at
+    most every `sweep_every` seconds, on a lookup): a bot that wrote to a million chats keeps
+    state only for those it wrote to within the longest window."""
+
+    def __init__(self, make: Callable[[K], Windows], sweep_every: float = 60.0) -> None:
+        self.make = make
+        self.sweep_every = sweep_every
+        self._by_key: dict[K, Windows] = {}
+        self._swept = -math.inf
+
+    def __len__(self) -> int:
+        return len(self._by_key)
+
+    def get(self, key: K, now: float) -> Windows:
+        if now - self._swept >= self.sweep_every:
+            self.sweep(now)
+        windows = self._by_key.get(key)
+        if windows is None:
+            windows = self._by_key[key] = self.make(key)
+        return windows
+
+    def sweep(self, now: float) -> None:
+        """Drop every key whose windows are all idle at `now`."""
+        self._swept = now
+        self._by_key = {k: ws for k, ws in self._by_key.items()
+                        if not all(w.idle(now) for w in ws)}
 
 
 @dataclass(slots=True)
@@ -170,6 +208,8 @@ class Pace:
         else:
             waiting = _Waiting((priority, next(self._arrivals)), windows, future, collapse)
             bisect.insort(self._line(windows), waiting, key=_order)
+            for window in windows:
+                window.waiting += 1
             if collapse is not None:
                 self._collapsing[collapse] = waiting
         self._dispatch()
@@ -198,6 +238,8 @@ class Pace:
     def _leave(self, waiting: _Waiting) -> None:
         line = self._lines[waiting.windows]
         line.remove(waiting)
+        for window in waiting.windows:
+            window.waiting -= 1
         if not line:
             del self._lines[waiting.windows]
         if waiting.collapse is not None:

@@ -95,8 +95,10 @@ def _ops(bridge: Bridge, api: Routes) -> Routes:
 def create_app(bridge: Bridge, extra_lifespans: list[Lifespan] | None = None) -> ASGIApp:
     """The ASGI app for one bridge; starting it starts the bridge (and stops it after)."""
     mounts: list[tuple[str, ASGIApp, Lifespan | None]] = []
-    mcp = LazyMcp(bridge.broker, agent_tokens(bridge), OriginGuard(bridge.config),
-                  bridge.config.mcp.sessions_per_agent)
+    key_env = bridge.config.mcp.state_key_env
+    mcp = LazyMcp(bridge.broker, bridge.receiver, agent_tokens(bridge), OriginGuard(bridge.config),
+                  bridge.config.mcp, bridge.env.get(key_env) if key_env else None,
+                  float(bridge.env.get("ASKBRIDGE_PROGRESS_SECONDS") or 10))
     mounts.append(("/mcp", mcp, mcp.lifespan))
 
     @asynccontextmanager

@@ -168,6 +168,12 @@ class Bridge:
             f"Agent {agent.name!r} reads its token from ${agent.token_env}, which is not set; "
             "export it (any long random string) and start again."
             for agent in config.agents if not env.get(agent.token_env)]
+        key_env = config.mcp.state_key_env
+        if key_env and len(env.get(key_env, "")) < 32:
+            problems.append(
+                f"[mcp] state_key_env names ${key_env}, which is not set or shorter than 32 "
+                "characters; export the same long random secret on every replica, or remove the "
+                "key to keep one in the store.")
         store = make_store(config)
         adapters: dict[str, Adapter] = {}
         hooks: EventHooks | None = None

@@ -29,6 +29,16 @@ class AdapterStateQueries:
             "ON CONFLICT (platform, key) DO UPDATE SET value = excluded.value, "
             "updated_at = excluded.updated_at", (platform, key, value, now_ms()))))
 
+    async def state_put_new(self: _Backend, platform: str, key: str, value: str) -> str:
+        """Store `value` unless `key` already has one; the value kept either way (the first
+        writer wins, so replicas racing to make the same key all end up with one)."""
+        await self._write(Write(Step(
+            "INSERT INTO adapter_state (platform, key, value, updated_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (platform, key) DO NOTHING", (platform, key, value, now_ms()))))
+        rows = await self._rows(
+            "SELECT value FROM adapter_state WHERE platform = ? AND key = ?", (platform, key))
+        return str(rows[0][0])
+
     async def state_delete(self: _Backend, platform: str, key: str) -> bool:
         return await self._write(Write(Step(
             "DELETE FROM adapter_state WHERE platform = ? AND key = ?", (platform, key)))) > 0

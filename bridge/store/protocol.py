@@ -188,6 +188,10 @@ class Store(Protocol):
         """Insert or replace an adapter's value for `key`."""
         ...
 
+    async def state_put_new(self, platform: str, key: str, value: str) -> str:
+        """Store `value` unless `key` has one already; return the value kept (first wins)."""
+        ...
+
     async def state_delete(self, platform: str, key: str) -> bool:
         """Remove `key`; True when it was there."""
         ...

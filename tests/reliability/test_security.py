@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
+import httpx2
+from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from adapters.webhook.freshness import TIMESTAMP_HEADER, TIMESTAMPED_HEADER, sign_timestamped
@@ -139,21 +139,19 @@ async def _subagent_cannot_ask(url: str) -> str:
         for path in ("/v1/sessions/s/ask", "/v1/sessions/s/questions"):
             r = await http.post(path, json=question())
             assert r.status_code == 403 and "subagent" in r.text, r.text
-    client = httpx.AsyncClient(headers={**headers, "X-Askbridge-Session": "m"}, trust_env=False,
-                               timeout=httpx.Timeout(30, read=60))
-    async with client, streamable_http_client(f"{url}/mcp/", http_client=client) as (
-            reading, writing, _), ClientSession(reading, writing) as session:
-        await session.initialize()
-        assert (await session.list_tools()).tools == []
-        result = await session.call_tool("ask_user", question())
-        assert result.isError
+    for mode in ("legacy", "2026-07-28"):  # both revisions /mcp speaks
+        client = httpx2.AsyncClient(headers={**headers, "X-Askbridge-Session": "m"},
+                                    timeout=httpx2.Timeout(30, read=60))
+        async with client, Client(streamable_http_client(f"{url}/mcp/", http_client=client),
+                                  mode=mode) as session:
+            assert (await session.list_tools()).tools == []
+            assert (await session.call_tool("ask_user", question())).is_error
     params = StdioServerParameters(command=sys.executable, args=["-m", "bridge", "mcp"], env={
         "ASKBRIDGE_URL": url, "ASKBRIDGE_TOKEN": SUB_TOKEN, "PATH": "/usr/bin:/bin"})
-    async with stdio_client(params) as (r, w), ClientSession(r, w) as session:
-        await session.initialize()
+    async with Client(params) as session:
         assert (await session.list_tools()).tools == []
-        assert (await session.call_tool("ask_user", question())).isError
-    return "403 on /ask and /questions; no MCP tool (HTTP, stdio); calls refused"
+        assert (await session.call_tool("ask_user", question())).is_error
+    return "403 on /ask and /questions; no MCP tool (HTTP both revisions, stdio); calls refused"
 
 
 async def _web_ui(url: str) -> str:

@@ -6,13 +6,17 @@ import asyncio
 import json
 import signal
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-from tests.harness import clean_env, free_port, until
+from bridge import SIGNATURE_HEADER, sign
+from tests.fakes.telegram import TOKEN
+from tests.harness import AGENT_TOKEN, WEBHOOK_SECRET, clean_env, free_port, until
 
 
 @dataclass
@@ -83,3 +87,45 @@ class Replica:
             self.proc.kill()
             await self.proc.wait()
         await asyncio.gather(*self._readers, return_exceptions=True)
+
+
+ENV = {"AGENT_TOKEN": AGENT_TOKEN, "HOOK_SECRET": WEBHOOK_SECRET, "TELEGRAM_BOT_TOKEN": TOKEN}
+
+
+def write_config(tmp: Path, url: str, surfaces: list[str], telegram: str | None) -> Path:
+    lines = [
+        "[store]", f'url = "{url}"', "[web]", "enabled = false",
+        "[[agents]]", 'name = "assistant"', 'token_env = "AGENT_TOKEN"', 'role = "main"',
+        f"surfaces = {json.dumps(surfaces)}",
+        "[webhooks.sms]", 'secret_env = "HOOK_SECRET"',
+    ]
+    if telegram:
+        lines += ["[telegram]", 'token_env = "TELEGRAM_BOT_TOKEN"', f'base_url = "{telegram}"',
+                  "poll_timeout = 1", "retry_base_seconds = 0.05",
+                  "pace = false"]  # hundreds of prompts to one chat: pacing is tested elsewhere
+    path = tmp / "askbridge.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@asynccontextmanager
+async def replicas(config: Path, count: int = 3) -> AsyncIterator[list[Replica]]:
+    group = [Replica(chr(ord("A") + i), config, ENV) for i in range(count)]
+    try:
+        for replica in group:  # one after another: the first to start takes the lead
+            await replica.start()
+        yield group
+    finally:
+        await asyncio.gather(*(r.stop() for r in group))
+
+
+async def reply(http: httpx.AsyncClient, replica: Replica, text: str,
+                reply_to: str | None = None) -> dict[str, Any]:
+    payload: dict[str, Any] = {"conversation": "+100", "sender": "+100", "text": text}
+    if reply_to:
+        payload["replyTo"] = reply_to
+    body = json.dumps(payload).encode()
+    response = await http.post(f"{replica.url}/v1/channels/webhook/sms", content=body,
+                               headers={SIGNATURE_HEADER: sign(WEBHOOK_SECRET, body)})
+    assert response.status_code == 200, response.text
+    return dict(response.json())

@@ -7,66 +7,20 @@ import json
 import re
 import time
 from collections import Counter
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 import asyncpg
 import httpx
 import pytest
 
-from bridge import SIGNATURE_HEADER, sign
 from bridge.agent.client import AskClient
 from tests.adapters.telegram.support import DM, OWNER, deploy, keyboard
-from tests.fakes.telegram import TOKEN, FakeTelegram
-from tests.harness import AGENT_TOKEN, WEBHOOK_SECRET, until
+from tests.fakes.telegram import FakeTelegram
+from tests.harness import AGENT_TOKEN, until
 from tests.pg import scratch_database, server_url
-from tests.scale.replicas import Replica
+from tests.scale.replicas import Replica, replicas, reply, write_config
 
 pytestmark = pytest.mark.skipif(server_url() is None, reason="ASKBRIDGE_TEST_POSTGRES_URL=off")
-
-ENV = {"AGENT_TOKEN": AGENT_TOKEN, "HOOK_SECRET": WEBHOOK_SECRET, "TELEGRAM_BOT_TOKEN": TOKEN}
-
-
-def write_config(tmp: Path, url: str, surfaces: list[str], telegram: str | None) -> Path:
-    lines = [
-        "[store]", f'url = "{url}"', "[web]", "enabled = false",
-        "[[agents]]", 'name = "assistant"', 'token_env = "AGENT_TOKEN"', 'role = "main"',
-        f"surfaces = {json.dumps(surfaces)}",
-        "[webhooks.sms]", 'secret_env = "HOOK_SECRET"',
-    ]
-    if telegram:
-        lines += ["[telegram]", 'token_env = "TELEGRAM_BOT_TOKEN"', f'base_url = "{telegram}"',
-                  "poll_timeout = 1", "retry_base_seconds = 0.05",
-                  "pace = false"]  # hundreds of prompts to one chat: pacing is tested elsewhere
-    path = tmp / "askbridge.toml"
-    path.write_text("\n".join(lines) + "\n")
-    return path
-
-
-@asynccontextmanager
-async def replicas(config: Path, count: int = 3) -> AsyncIterator[list[Replica]]:
-    group = [Replica(chr(ord("A") + i), config, ENV) for i in range(count)]
-    try:
-        for replica in group:  # one after another: the first to start takes the lead
-            await replica.start()
-        yield group
-    finally:
-        await asyncio.gather(*(r.stop() for r in group))
-
-
-async def reply(http: httpx.AsyncClient, replica: Replica, text: str,
-                reply_to: str | None = None) -> dict[str, Any]:
-    payload: dict[str, Any] = {"conversation": "+100", "sender": "+100", "text": text}
-    if reply_to:
-        payload["replyTo"] = reply_to
-    body = json.dumps(payload).encode()
-    response = await http.post(f"{replica.url}/v1/channels/webhook/sms", content=body,
-                               headers={SIGNATURE_HEADER: sign(WEBHOOK_SECRET, body)})
-    assert response.status_code == 200, response.text
-    return dict(response.json())
-
 
 def leaders(group: list[Replica]) -> list[Replica]:
     return [r for r in group if r.proc and r.proc.returncode is None and r.logged("leader_acquired")

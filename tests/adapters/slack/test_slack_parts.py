@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 
 from adapters.slack import render
 from adapters.slack.ids import action_id, parse_action_id, target_of
 from adapters.slack.inbound import click_from, event_from, text_from
+from adapters.slack.limits import SlackLimits
 from adapters.slack.mrkdwn import escape
-from bridge import AgentName, Prompt, QuestionId, SessionKey
+from bridge import AgentName, Pace, Priority, Prompt, QuestionId, SessionKey
 from tests.fakes.slack import message_body, payload
 
 
@@ -69,3 +71,20 @@ def test_a_long_text_prompt_goes_in_sections_slack_takes() -> None:
     assert len(messages) > 1 and all(len(m["text"]) <= render.MAX_SECTION for m in messages)
     assert "".join(m["text"] for m in messages).replace("\n", "") == escape(
         prompt.text).replace("\n", "")
+
+
+async def test_a_channels_window_is_dropped_once_idle() -> None:
+    """Per-channel limiter state does not grow with every channel the bot ever posted in."""
+    loop, later = asyncio.get_running_loop(), [0.0]
+    slack_limits = SlackLimits(clock=lambda: loop.time() + later[0])
+    pace = Pace(slack_limits)
+
+    async def send() -> None:
+        pass
+
+    for channel in range(30):
+        await pace.call(f"slack:C{channel:04d}", Priority.PROMPT, send)
+    assert len(slack_limits.channels) == 30
+    later[0] = 61.0  # past the channel window, and a sweep is due (one a minute at most)
+    slack_limits("slack:C9999", Priority.PROMPT)
+    assert len(slack_limits.channels) == 1

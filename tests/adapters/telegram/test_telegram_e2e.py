@@ -6,6 +6,7 @@ import asyncio
 
 from structlog.testing import capture_logs
 
+from bridge.store.records import now_ms
 from tests.adapters.telegram.support import (
     CHECKS_AND_DEPLOY,
     CONFIRM,
@@ -23,7 +24,7 @@ from tests.adapters.telegram.support import (
     keyboard,
 )
 from tests.fakes.telegram import FakeTelegram
-from tests.harness import running
+from tests.harness import running, until
 
 
 async def test_button_tap_answers_the_agent_and_finalizes(tg: Tg, fake: FakeTelegram) -> None:
@@ -266,3 +267,30 @@ async def test_a_reply_to_an_old_force_reply_answers_after_a_restart(
         result = await client.result(qid, wait=10)
         assert result is not None
         assert result.to_json() == answered("deploy_target", "deploy to the moon")
+
+
+async def test_a_force_replys_binding_leaves_the_store_with_its_question(
+        tg: Tg, fake: FakeTelegram) -> None:
+    """Kept while the question is kept (a late reply is told it ended); gone once retention
+    deleted the question, on the next sweep after a question ends."""
+    async with running(tg.config(DM["id"]), tg.env) as r, r.client() as client:
+        adapter, store = r.bridge.adapters["telegram"], r.bridge.store
+        qid = (await client.create(deploy()))["id"]
+        await fake.tap(await fake.sent(DM["id"], keyboard), OWNER, "Other…")
+        force_key = await fake.wait_for(lambda: next(
+            (k for k, m in fake.markups.items() if m.get("force_reply")), None))
+        await fake.say(DM, OWNER, "deploy to the moon", reply_to=fake.messages[force_key])
+        assert await client.result(qid, wait=10) is not None
+        await until(lambda: adapter.bindings._pruning is not None
+                    and adapter.bindings._pruning.done())
+        assert [v for _, v in await store.state_items("telegram", "bound:")] == [qid]
+
+        assert await store.delete_ended(now_ms() + 1, 100) == 1  # as retention would
+        adapter.bindings._swept = None  # the hour is up
+        second = (await client.create(deploy()))["id"]
+        await fake.tap(await fake.sent(DM["id"], keyboard), OWNER, LABELS[0])
+        assert await client.result(second, wait=10) is not None
+        await until(lambda: adapter.bindings._swept is not None
+                    and adapter.bindings._pruning is not None
+                    and adapter.bindings._pruning.done())
+        assert await store.state_items("telegram", "bound:") == []

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from adapters.telegram import limits
+from bridge import Pace, Priority
 from bridge.agent.client import AskClient
 from tests.adapters.telegram.support import DM, GROUP, Tg, deploy, keyboard
 from tests.fakes.telegram import FakeTelegram
@@ -99,3 +100,21 @@ async def test_an_idle_chats_first_prompt_is_not_kept_behind_another_chats_backl
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+
+
+
+async def test_a_chats_windows_are_dropped_once_idle_and_the_bots_kept() -> None:
+    """Per-chat limiter state does not grow with every chat the bot ever wrote to."""
+    loop, later = asyncio.get_running_loop(), [0.0]
+    tg_limits = limits.TelegramLimits(clock=lambda: loop.time() + later[0])
+    pace = Pace(tg_limits)
+
+    async def send() -> None:
+        pass
+
+    for chat in (*range(1, 51), *range(-50, 0)):  # 50 private chats, 50 groups
+        await pace.call(f"telegram:{chat}", Priority.PROMPT, send)
+    assert len(tg_limits.chats) == 100
+    later[0] = limits.GROUP_SECONDS + 1  # past every window's span, the groups' minute too
+    bot, _own = tg_limits("telegram:4242", Priority.PROMPT)
+    assert len(tg_limits.chats) == 1 and bot is tg_limits.bot

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from telegram import Update
 
 from adapters.telegram import ids, inbound, render
+from adapters.telegram.bindings import SWEEP_SECONDS, Bindings
 from adapters.telegram.order import InOrderPerPrompt, order_key
 from bridge import (
     OTHER_BUTTON,
@@ -24,6 +25,8 @@ from bridge import (
     TextLayout,
 )
 from tests.fakes.telegram import payload
+
+DM_CHAT = 4242
 
 QID = QuestionId("q_" + "z" * 16)
 ANSWERERS = [42]
@@ -162,3 +165,55 @@ async def test_taps_on_one_prompt_run_in_order_and_others_beside_them() -> None:
     await asyncio.gather(first, second)
     assert ran[3:] == ["first ended", "second began", "second ended"]
     assert not processor._lines  # nothing kept once the updates are done
+
+
+class _State:
+    """An adapter's key/value state, as the store keeps it."""
+
+    def __init__(self) -> None:
+        self.kept: dict[str, str] = {}
+
+    async def get(self, key: str) -> str | None:
+        return self.kept.get(key)
+
+    async def put(self, key: str, value: str) -> None:
+        self.kept[key] = value
+
+    async def delete(self, key: str) -> bool:
+        return self.kept.pop(key, None) is not None
+
+    async def items(self, prefix: str = "") -> list[tuple[str, str]]:
+        return sorted((k, v) for k, v in self.kept.items() if k.startswith(prefix))
+
+
+class _Questions:
+    """The read side: `pending` questions have a prompt; `ended` ones a record, no prompt."""
+
+    def __init__(self, pending: set[str], ended: set[str]) -> None:
+        self.pending, self.ended = pending, ended
+
+    async def prompt_for(self, question_id: QuestionId, surface: object = None) -> object:
+        return object() if question_id in self.pending else None
+
+    async def question_view(self, question_id: QuestionId) -> dict[str, str] | None:
+        known = question_id in self.pending or question_id in self.ended
+        return {"id": question_id} if known else None
+
+
+async def test_bindings_of_deleted_questions_leave_the_store_and_of_ended_ones_memory() -> None:
+    state = _State()
+    bindings = Bindings(state)
+    for message, question in ((1, "q_pending"), (2, "q_ended"), (3, "q_deleted"), (4, "q_deleted")):
+        await bindings.bind((DM_CHAT, message), QuestionId(question))
+    questions = _Questions(pending={"q_pending"}, ended={"q_ended"})
+    assert await bindings.prune(questions) == 2  # type: ignore[arg-type]
+    assert sorted(state.kept.values()) == ["q_ended", "q_pending"], \
+        "a late reply to an ended question is still told it ended"
+    assert len(bindings) == 1, "in memory: only the pending question's"
+    assert await bindings.get((DM_CHAT, 2)) == "q_ended" and await bindings.get((DM_CHAT, 3)) is None
+
+
+async def test_a_sweep_runs_at_most_once_an_hour() -> None:
+    bindings = Bindings(_State())
+    assert bindings.sweep_due(100.0) and not bindings.sweep_due(100.0 + SWEEP_SECONDS - 1)
+    assert bindings.sweep_due(100.0 + SWEEP_SECONDS)

@@ -1,20 +1,18 @@
-"""The ask_user tool at /mcp over streamable HTTP with the official client: answered, refused,
-cancelled when the client leaves."""
+"""The ask_user tool at /mcp over streamable HTTP with an SDK 1.x host (2025-11-25, in its own
+process: tests/bridge/mcp/old_host.py): answered, refused, cancelled when the host leaves."""
 
 from __future__ import annotations
 
 import asyncio
-import sys
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
-from mcp import ClientSession
-from mcp.client.streamable_http import streamable_http_client
 
 from tests.adapters.webhook.support import post_reply
+from tests.bridge.mcp.old_host import DRIVER, old_host, old_sdk_python
 from tests.harness import AGENT_TOKEN, SUB_TOKEN, Running, make_config, running, until
 from tests.samples import DEPLOY
 
@@ -35,90 +33,61 @@ async def _terminal(r: Running, qid: Any) -> Any:
     return record if record and not record.pending else None
 
 
-def http_client(r: Running, token: str) -> httpx.AsyncClient:
-    return httpx.AsyncClient(headers={"Authorization": f"Bearer {token}",
-                                      "X-Askbridge-Session": "mcp-http"},
-                             timeout=httpx.Timeout(30, read=60), trust_env=False)
+def at(r: Running, token: str = AGENT_TOKEN, **options: Any) -> Any:
+    return old_host(url=f"{r.url}/mcp", token=token, session="mcp-http", **options)
 
 
 async def test_http_mcp_lists_and_answers(tmp_path: Path) -> None:
-    async with running(make_config(tmp_path)) as r, http_client(r, AGENT_TOKEN) as client:
-        async with streamable_http_client(f"{r.url}/mcp", http_client=client) as (read, write, _):
-            async with ClientSession(read, write) as s:
-                await s.initialize()
-                assert [t.name for t in (await s.list_tools()).tools] == ["ask_user"]
-                answering = asyncio.create_task(answer_when_pending(r, "canary"))
-                result = await s.call_tool("ask_user", DEPLOY)
-                await answering
-                assert result.structuredContent == EXPECTED
+    async with running(make_config(tmp_path)) as r, at(r) as host:
+        assert [t["name"] for t in await host.tools()] == ["ask_user"]
+        answering = asyncio.create_task(answer_when_pending(r, "canary"))
+        await host.call(DEPLOY)
+        result = await host.result()
+        await answering
+        assert result["structuredContent"] == EXPECTED
         line = await r.bridge.store.timeline("assistant", "mcp-http")  # type: ignore[arg-type]
         assert len(line) == 1
 
 
 async def test_http_mcp_subagent_sees_no_tool_and_bad_token_is_401(tmp_path: Path) -> None:
-    async with running(make_config(tmp_path)) as r, http_client(r, SUB_TOKEN) as client:
-        async with streamable_http_client(f"{r.url}/mcp/", http_client=client) as (read, write, _):
-            async with ClientSession(read, write) as s:
-                await s.initialize()
-                assert (await s.list_tools()).tools == []
+    async with running(make_config(tmp_path)) as r:
+        async with old_host(url=f"{r.url}/mcp/", token=SUB_TOKEN) as host:
+            assert await host.tools() == []
         async with r.http() as http:
             response = await http.post("/mcp", json={}, headers={"Authorization": "Bearer x"})
             assert response.status_code == 401
 
 
 async def test_http_mcp_cancelled_request_cancels_the_question(tmp_path: Path) -> None:
-    from mcp import types as mt
-
-    async with running(make_config(tmp_path)) as r, http_client(r, AGENT_TOKEN) as client:
-        async with streamable_http_client(f"{r.url}/mcp/", http_client=client) as (read, write, _):
-            async with ClientSession(read, write) as s:
-                await s.initialize()
-                call = asyncio.create_task(s.call_tool("ask_user", DEPLOY))
-                pending = await until(lambda: r.bridge.store.pending_questions())
-                request_id = s._request_id - 1  # the call's JSON-RPC id
-                await s.send_notification(mt.ClientNotification(mt.CancelledNotification(
-                    params=mt.CancelledNotificationParams(requestId=request_id))))
-                ended = await until(lambda: _terminal(r, pending[0].id))
-                assert ended.reason == "cancelled"
-                call.cancel()
+    async with running(make_config(tmp_path)) as r, at(r) as host:
+        await host.call(DEPLOY)
+        pending = await until(lambda: r.bridge.store.pending_questions())
+        await host.send(op="cancel", tag="c")  # notifications/cancelled with the call's id
+        ended = await until(lambda: _terminal(r, pending[0].id))
+        assert ended.reason == "cancelled"
 
 
 async def test_server_info_names_askbridge_and_its_version(tmp_path: Path) -> None:
     from bridge.runtime.version import package_version
 
-    async with running(make_config(tmp_path)) as r, http_client(r, AGENT_TOKEN) as client:
-        async with streamable_http_client(f"{r.url}/mcp", http_client=client) as (read, write, _):
-            async with ClientSession(read, write) as s:
-                info = (await s.initialize()).serverInfo
-    assert info.name == "askbridge"
-    assert info.version == package_version() and info.version[0].isdigit()
-
-
-# A real MCP SDK client in its own process: it opens a session, calls ask_user and blocks.
-VANISHING_CLIENT = """
-import asyncio, sys
-import httpx
-from mcp import ClientSession
-from mcp.client.streamable_http import streamable_http_client
-
-async def main(url, token):
-    headers = {"Authorization": f"Bearer {token}", "X-Askbridge-Session": "vanish"}
-    async with httpx.AsyncClient(headers=headers, trust_env=False, timeout=None) as http:
-        async with streamable_http_client(url, http_client=http) as (read, write, _):
-            async with ClientSession(read, write) as s:
-                await s.initialize()
-                await s.call_tool("ask_user", {"questions": [{"id": "go", "header": "Go",
-                    "question": "Ship it?", "options": [{"label": "Yes"}, {"label": "No"}]}]})
-
-asyncio.run(main(sys.argv[1], sys.argv[2]))
-"""
+    async with running(make_config(tmp_path)) as r, at(r) as host:
+        info = host.ready
+    assert info["name"] == "askbridge"
+    assert info["version"] == package_version() and info["version"][0].isdigit()
 
 
 async def test_http_mcp_client_killed_mid_call_cancels_and_frees_the_session(
         tmp_path: Path) -> None:
     async with running(make_config(tmp_path)) as r:
+        config = {"transport": "http", "url": f"{r.url}/mcp", "token": AGENT_TOKEN,
+                  "session": "vanish"}
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-c", VANISHING_CLIENT, f"{r.url}/mcp", AGENT_TOKEN)
+            str(await asyncio.to_thread(old_sdk_python)), str(DRIVER), json.dumps(config),
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.DEVNULL)
+        assert proc.stdin is not None
+        proc.stdin.write((json.dumps({"op": "call", "tag": "c", "name": "ask_user", "args": {
+            "questions": [{"id": "go", "header": "Go", "question": "Ship it?",
+                           "options": [{"label": "Yes"}, {"label": "No"}]}]}}) + "\n").encode())
         try:
             pending = await until(lambda: r.bridge.store.pending_questions(), timeout=30)
         finally:
@@ -132,13 +101,11 @@ async def test_http_mcp_client_killed_mid_call_cancels_and_frees_the_session(
 
 
 async def test_http_mcp_deleted_session_cancels_the_question(tmp_path: Path) -> None:
-    async with running(make_config(tmp_path)) as r, http_client(r, AGENT_TOKEN) as client:
-        async with streamable_http_client(f"{r.url}/mcp", http_client=client) as (read, write, _):
-            async with ClientSession(read, write) as s:
-                await s.initialize()
-                call = asyncio.create_task(s.call_tool("ask_user", DEPLOY))
-                pending = await until(lambda: r.bridge.store.pending_questions())
-                call.cancel()
+    async with running(make_config(tmp_path)) as r:
+        async with at(r) as host:
+            await host.call(DEPLOY)
+            pending = await until(lambda: r.bridge.store.pending_questions())
+            await host.send(op="abandon", tag="c")
         # Leaving streamable_http_client sends DELETE for the session (terminate_on_close).
         ended = await until(lambda: _terminal(r, pending[0].id), timeout=5)
         assert ended.reason == "cancelled"
@@ -147,25 +114,29 @@ async def test_http_mcp_deleted_session_cancels_the_question(tmp_path: Path) -> 
 async def test_http_mcp_client_timing_out_then_leaving_cancels_the_question(
         tmp_path: Path) -> None:
     """MCP Inspector's CLI gives up on tools/call after 60 s and exits: no stuck question."""
-    from datetime import timedelta
-
-    from mcp.shared.exceptions import McpError
-
     async with running(make_config(tmp_path)) as r:
-        async with http_client(r, AGENT_TOKEN) as client, streamable_http_client(
-                f"{r.url}/mcp", http_client=client, terminate_on_close=False) as (read, write, _):
-            async with ClientSession(read, write) as s:
-                await s.initialize()
-                timeout = timedelta(seconds=1)
-                try:
-                    await s.call_tool("ask_user", DEPLOY, read_timeout_seconds=timeout)
-                except McpError as exc:
-                    assert "Timed out" in str(exc)
-                pending = await r.bridge.store.pending_questions()
-                assert len(pending) == 1  # still pending while the client is still there
+        async with at(r, terminate=False) as host:
+            await host.call(DEPLOY, timeout=1)
+            error = await host.expect("error", "c")
+            assert "Timed out" in error["error"]
+            pending = await r.bridge.store.pending_questions()
+            assert len(pending) == 1  # still pending while the client is still there
         # The client left without DELETE or notifications/cancelled: its stream just closed.
         ended = await until(lambda: _terminal(r, pending[0].id), timeout=15)
         assert ended.reason == "cancelled"
+
+
+async def test_http_mcp_host_reissuing_a_timed_out_call_reattaches(tmp_path: Path) -> None:
+    async with running(make_config(tmp_path)) as r, at(r) as host:
+        await host.call(DEPLOY, tag="first", timeout=1)
+        assert "Timed out" in (await host.expect("error", "first"))["error"]
+        first = await r.bridge.store.pending_questions()
+        await host.call(DEPLOY, tag="again")
+        await answer_when_pending(r, "canary")
+        result = await host.result("again")
+        line = await r.bridge.store.timeline("assistant", "mcp-http")  # type: ignore[arg-type]
+    assert result["structuredContent"] == EXPECTED
+    assert [q.id for q in line] == [first[0].id]  # the same question: asked once
 
 
 def test_a_client_closing_its_stream_is_one_line_not_a_traceback(
@@ -180,7 +151,7 @@ def test_a_client_closing_its_stream_is_one_line_not_a_traceback(
     from bridge.runtime.config import embedded_defaults
 
     guard = OriginGuard(embedded_defaults())
-    mcp_mount(None, {}, guard)  # type: ignore[arg-type]  # installs the filter, as serving /mcp does
+    mcp_mount(None, None, {}, guard, "k" * 32)  # type: ignore[arg-type]  # installs the filter, as serving /mcp does
     sdk = logging.getLogger("mcp.server.streamable_http")
     with capture_logs() as said, caplog.at_level(logging.ERROR):
         try:

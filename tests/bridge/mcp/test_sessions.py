@@ -1,5 +1,5 @@
 """A 2025-11-25 MCP session belongs to the agent that opened it, and an agent holds at most
-`[mcp] sessions_per_agent` of them: tested with the SDK's own client and plain HTTP."""
+`[mcp] sessions_per_agent` of them: tested with an SDK 1.x host and plain HTTP."""
 
 from __future__ import annotations
 
@@ -11,20 +11,14 @@ from pathlib import Path
 
 import httpx
 import pytest
-from mcp import ClientSession
-from mcp.client.streamable_http import streamable_http_client
 from structlog.testing import capture_logs
 
 from bridge.store.records import QuestionRecord
 from tests.adapters.webhook.support import post_reply
+from tests.bridge.mcp.old_host import old_host
 from tests.bridge.mcp_wire import call, headers, messages, open_session
 from tests.harness import AGENT_TOKEN, SUB_TOKEN, Running, make_config, running, until
 from tests.samples import DEPLOY
-
-
-def sdk_client(token: str) -> httpx.AsyncClient:
-    return httpx.AsyncClient(headers={"Authorization": f"Bearer {token}"},
-                             timeout=httpx.Timeout(30, read=60), trust_env=False)
 
 
 async def pending(r: Running) -> list[QuestionRecord]:
@@ -40,11 +34,8 @@ async def post(http: httpx.AsyncClient, token: str, session_id: str,
 async def test_another_agents_token_with_a_session_id_is_an_unknown_session(
         tmp_path: Path) -> None:
     async with running(make_config(tmp_path)) as r, r.http() as http, \
-            sdk_client(AGENT_TOKEN) as client, \
-            streamable_http_client(f"{r.url}/mcp", http_client=client) as (read, write, sid), \
-            ClientSession(read, write) as session:
-        await session.initialize()
-        owned = sid()
+            old_host(url=f"{r.url}/mcp", token=AGENT_TOKEN) as host:
+        owned = host.ready["session_id"]
         assert owned is not None
         unknown = await post(http, SUB_TOKEN, "0" * 32, call("ask_user", DEPLOY))
         assert unknown.status_code == 404
@@ -56,7 +47,7 @@ async def test_another_agents_token_with_a_session_id_is_an_unknown_session(
         assert await pending(r) == []
 
         # The owner's call waits; the subagent can neither cancel it nor delete the session.
-        asking = asyncio.create_task(session.call_tool("ask_user", DEPLOY))
+        await host.call(DEPLOY)
         await until(lambda: pending(r))
         cancel: dict[str, object] = {"jsonrpc": "2.0", "method": "notifications/cancelled",
                   "params": {"requestId": 1}}
@@ -66,8 +57,8 @@ async def test_another_agents_token_with_a_session_id_is_an_unknown_session(
         assert (deleted.status_code, deleted.json()) == (404, unknown.json())
         assert len(await pending(r)) == 1
         assert (await post_reply(http, "canary")).json()["accepted"] is True
-        result = await asyncio.wait_for(asking, 10)
-        assert result.structuredContent == {"status": "answered", "answers": {"answers": {
+        result = await host.result(timeout=10)
+        assert result["structuredContent"] == {"status": "answered", "answers": {"answers": {
             "deploy_target": {"answers": ["Canary"]}}}}
 
 

@@ -1,4 +1,6 @@
-"""The ask_user tool over stdio with the real MCP SDK client: listed, answered, cancelled, refused."""
+"""The ask_user tool over stdio (`askbridge mcp`) with an SDK 1.x host (2025-11-25, in its own
+process: tests/bridge/mcp/old_host.py): listed, answered, cancelled, refused; and with SDK 2.x
+hosts of both revisions."""
 
 from __future__ import annotations
 
@@ -8,22 +10,22 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
+import pytest
+from mcp import Client, StdioServerParameters
 
 from tests.adapters.webhook.support import post_reply
+from tests.bridge.mcp.new_host import MODERN, MODES
+from tests.bridge.mcp.old_host import old_host
 from tests.harness import AGENT_TOKEN, SUB_TOKEN, Running, make_config, running, until
 from tests.samples import DEPLOY
 
 EXPECTED = {"status": "answered", "answers": {"answers": {"deploy_target": {"answers": ["Canary"]}}}}
 
 
-def stdio_params(r: Running, token: str = AGENT_TOKEN) -> StdioServerParameters:
-    return StdioServerParameters(
-        command=sys.executable, args=["-m", "bridge", "mcp"],
-        env={"ASKBRIDGE_URL": r.url, "ASKBRIDGE_TOKEN": token, "ASKBRIDGE_SESSION": "mcp",
-             "ASKBRIDGE_PROGRESS_SECONDS": "0.2", "PATH": "/usr/bin:/bin"},
-    )
+def over_stdio(r: Running | None, token: str = AGENT_TOKEN, url: str | None = None) -> Any:
+    return old_host("stdio", env={
+        "ASKBRIDGE_URL": url or (r.url if r else ""), "ASKBRIDGE_TOKEN": token,
+        "ASKBRIDGE_SESSION": "mcp", "ASKBRIDGE_PROGRESS_SECONDS": "0.2"})
 
 
 async def answer_when_pending(r: Running, text: str, ready: Callable[[], object] = lambda: True
@@ -36,53 +38,53 @@ async def answer_when_pending(r: Running, text: str, ready: Callable[[], object]
 
 
 async def test_stdio_lists_the_tool_with_schema_and_guidance(tmp_path: Path) -> None:
-    async with running(make_config(tmp_path)) as r:
-        async with stdio_client(stdio_params(r)) as (read, write), ClientSession(read, write) as s:
-            await s.initialize()
-            tools = (await s.list_tools()).tools
-            assert [t.name for t in tools] == ["ask_user"]
-            tool = tools[0]
-            assert "(Recommended)" in (tool.description or "")
-            assert "Other" in (tool.description or "")
-            assert "questions" in tool.inputSchema["properties"]
-            assert tool.inputSchema["additionalProperties"] is False
+    async with running(make_config(tmp_path)) as r, over_stdio(r) as host:
+        tools = await host.tools()
+    assert [t["name"] for t in tools] == ["ask_user"]
+    tool = tools[0]
+    assert "(Recommended)" in tool["description"]
+    assert "Other" in tool["description"]
+    assert "questions" in tool["inputSchema"]["properties"]
+    assert tool["inputSchema"]["additionalProperties"] is False
 
 
 async def test_stdio_call_is_answered_with_progress(tmp_path: Path) -> None:
-    updates: list[tuple[float, str | None]] = []
-
-    totals: list[float | None] = []
-
-    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
-        updates.append((progress, message))
-        totals.append(total)
-
-    async with running(make_config(tmp_path)) as r:
-        async with stdio_client(stdio_params(r)) as (read, write), ClientSession(read, write) as s:
-            await s.initialize()
-            # Answer only once progress notifications have flowed.
-            answering = asyncio.create_task(answer_when_pending(r, "3", ready=lambda: updates))
-            result = await s.call_tool("ask_user", DEPLOY, progress_callback=on_progress)
-            await answering
-            assert result.isError is False
-            assert result.structuredContent == EXPECTED
-            text = result.content[0].text  # type: ignore[union-attr]
-            assert "deploy_target: Canary" in text
-            assert updates and "Waiting for the user's answer" in (updates[0][1] or "")
-            assert "s left" in (updates[0][1] or "")
-            assert totals[0] == DEPLOY.get("timeoutSeconds", 900)  # total = the ask's timeout
+    async with running(make_config(tmp_path)) as r, over_stdio(r) as host:
+        # Answer only once progress notifications have flowed.
+        await host.call(DEPLOY)
+        first = await host.expect("progress", "c")
+        await answer_when_pending(r, "3")
+        result = await host.result()
+    assert result["isError"] is False
+    assert result["structuredContent"] == EXPECTED
+    assert "deploy_target: Canary" in result["content"][0]["text"]
+    assert "Waiting for the user's answer" in first["message"]
+    assert "s left" in first["message"]
+    assert first["total"] == DEPLOY.get("timeoutSeconds", 900)  # total = the ask's timeout
 
 
 async def test_stdio_client_going_away_cancels_the_question(tmp_path: Path) -> None:
     async with running(make_config(tmp_path)) as r:
-        async with stdio_client(stdio_params(r)) as (read, write), ClientSession(read, write) as s:
-            await s.initialize()
-            call = asyncio.create_task(s.call_tool("ask_user", DEPLOY))
+        async with over_stdio(r) as host:
+            await host.call(DEPLOY)
             pending = await until(lambda: r.bridge.store.pending_questions())
-            call.cancel()
+            await host.kill()  # its `askbridge mcp` reads the end of its stdin
         qid = pending[0].id
         ended = await until(lambda: _terminal(r, qid))
         assert ended.reason == "cancelled"
+
+
+async def test_stdio_host_reissuing_a_timed_out_call_reattaches(tmp_path: Path) -> None:
+    async with running(make_config(tmp_path)) as r, over_stdio(r) as host:
+        await host.call(DEPLOY, tag="first", timeout=1)
+        assert "Timed out" in (await host.expect("error", "first"))["error"]
+        first = await r.bridge.store.pending_questions()
+        await host.call(DEPLOY, tag="again")
+        await answer_when_pending(r, "canary")
+        result = await host.result("again")
+        line = await r.bridge.store.timeline("assistant", "mcp")  # type: ignore[arg-type]
+    assert result["structuredContent"] == EXPECTED
+    assert [q.id for q in line] == [first[0].id]  # the same question: asked once
 
 
 async def _terminal(r: Running, qid: Any) -> Any:
@@ -91,35 +93,52 @@ async def _terminal(r: Running, qid: Any) -> Any:
 
 
 async def test_stdio_invalid_call_is_a_tool_error_with_the_422_messages(tmp_path: Path) -> None:
-    async with running(make_config(tmp_path)) as r:
-        async with stdio_client(stdio_params(r)) as (read, write), ClientSession(read, write) as s:
-            await s.initialize()
-            bad = {"questions": [{"id": "x", "header": "H", "question": "Q?",
-                                  "options": [{"label": "A"}, {"label": "Other"}]}]}
-            result = await s.call_tool("ask_user", bad)
-            assert result.isError is True
-            text = result.content[0].text  # type: ignore[union-attr]
-            assert "questions[0].options[1].label" in text and "own words" in text
+    async with running(make_config(tmp_path)) as r, over_stdio(r) as host:
+        bad = {"questions": [{"id": "x", "header": "H", "question": "Q?",
+                              "options": [{"label": "A"}, {"label": "Other"}]}]}
+        await host.call(bad)
+        result = await host.result()
+    assert result["isError"] is True
+    text = result["content"][0]["text"]
+    assert "questions[0].options[1].label" in text and "own words" in text
 
 
 async def test_stdio_subagent_sees_no_tool(tmp_path: Path) -> None:
-    async with running(make_config(tmp_path)) as r:
-        params = stdio_params(r, token=SUB_TOKEN)
-        async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
-            await s.initialize()
-            assert (await s.list_tools()).tools == []
+    async with running(make_config(tmp_path)) as r, over_stdio(r, token=SUB_TOKEN) as host:
+        assert await host.tools() == []
 
 
 async def test_stdio_without_a_server_tells_the_model_what_to_do(tmp_path: Path) -> None:
     from tests.harness import free_port
 
     url = f"http://127.0.0.1:{free_port()}"
-    params = StdioServerParameters(command=sys.executable, args=["-m", "bridge", "mcp"],
-                                   env={"ASKBRIDGE_URL": url, "ASKBRIDGE_TOKEN": AGENT_TOKEN,
-                                        "PATH": "/usr/bin:/bin"})
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
-        await s.initialize()
-        result = await s.call_tool("ask_user", DEPLOY)
-    text = result.content[0].text  # type: ignore[union-attr]
-    assert result.isError is True
+    async with over_stdio(None, url=url) as host:
+        await host.call(DEPLOY)
+        result = await host.result()
+    text = result["content"][0]["text"]
+    assert result["isError"] is True
     assert f"not reachable at {url}" in text and "askbridge serve" in text
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_stdio_with_an_sdk_2_host_of_either_revision(tmp_path: Path, mode: str) -> None:
+    updates: list[str | None] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        updates.append(message)
+
+    params = StdioServerParameters(command=sys.executable, args=["-m", "bridge", "mcp"], env={
+        "ASKBRIDGE_URL": "", "ASKBRIDGE_TOKEN": AGENT_TOKEN, "ASKBRIDGE_SESSION": "mcp",
+        "ASKBRIDGE_PROGRESS_SECONDS": "0.2", "PATH": "/usr/bin:/bin"})
+    async with running(make_config(tmp_path)) as r:
+        params.env = {**(params.env or {}), "ASKBRIDGE_URL": r.url}
+        async with Client(params, mode=mode) as host:
+            assert host.protocol_version == (MODERN if mode == MODERN else "2025-11-25")
+            assert [t.name for t in (await host.list_tools()).tools] == ["ask_user"]
+            call = asyncio.create_task(host.call_tool("ask_user", DEPLOY,
+                                                      progress_callback=on_progress))
+            await until(lambda: updates)
+            await answer_when_pending(r, "canary")
+            result = await call
+    assert result.structured_content == EXPECTED
+    assert "s left" in (updates[0] or "")

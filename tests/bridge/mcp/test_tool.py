@@ -3,25 +3,25 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
+from typing import Any
 
 import httpx
 import jsonschema  # type: ignore[import-untyped]  # no stubs; the checks below need none
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
 
 from bridge.model.errors import NOT_AUTHORIZED
+from tests.bridge.mcp.old_host import old_host
 from tests.harness import AGENT_TOKEN, Running, make_config, running
 from tests.samples import DEPLOY
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2025-06-18", "capabilities": {},
     "clientInfo": {"name": "test", "version": "1"}}}
-def stdio_params(r: Running, token: str = AGENT_TOKEN) -> StdioServerParameters:
-    return StdioServerParameters(
-        command=sys.executable, args=["-m", "bridge", "mcp"],
-        env={"ASKBRIDGE_URL": r.url, "ASKBRIDGE_TOKEN": token, "PATH": "/usr/bin:/bin"})
+
+
+def over_stdio(r: Running, token: str = AGENT_TOKEN) -> Any:
+    """`askbridge mcp` under an SDK 1.x host (tests/bridge/mcp/old_host.py)."""
+    return old_host("stdio", env={"ASKBRIDGE_URL": r.url, "ASKBRIDGE_TOKEN": token})
 
 
 MCP_HEADERS = {"Authorization": f"Bearer {AGENT_TOKEN}",
@@ -30,20 +30,19 @@ MCP_HEADERS = {"Authorization": f"Bearer {AGENT_TOKEN}",
 
 async def test_ask_user_declares_its_result_and_the_contracts_limits(tmp_path: Path) -> None:
     async with running(make_config(tmp_path)) as r:
-        async with stdio_client(stdio_params(r)) as (read, write), ClientSession(read, write) as s:
-            await s.initialize()
-            tool = (await s.list_tools()).tools[0]
-    assert tool.outputSchema is not None
+        async with over_stdio(r) as host:
+            tool = (await host.tools())[0]
+    assert tool["outputSchema"] is not None
     jsonschema.validate({"status": "answered", "answers": {"answers": {
-        "deploy_target": {"answers": ["Canary"]}}}}, tool.outputSchema)
-    jsonschema.validate({"status": "no_answer", "reason": "expired"}, tool.outputSchema)
+        "deploy_target": {"answers": ["Canary"]}}}}, tool["outputSchema"])
+    jsonschema.validate({"status": "no_answer", "reason": "expired"}, tool["outputSchema"])
     for wrong in ({"status": "no_answer", "reason": "bored"}, {"status": "answered"}):
         try:
-            jsonschema.validate(wrong, tool.outputSchema)
+            jsonschema.validate(wrong, tool["outputSchema"])
         except jsonschema.ValidationError:
             continue
         raise AssertionError(f"{wrong} passed the output schema")
-    schema = tool.inputSchema
+    schema = tool["inputSchema"]
     questions = schema["properties"]["questions"]
     assert (questions["minItems"], questions["maxItems"]) == (1, 3)
     question = schema["$defs"]["Question"]["properties"]
@@ -77,10 +76,9 @@ async def test_one_401_wording_on_v1_mcp_and_stdio(tmp_path: Path) -> None:
     async with running(make_config(tmp_path)) as r, r.http() as http:
         v1 = (await http.get("/v1/me", headers=wrong)).json()["details"][0]["msg"]
         mcp = (await http.post("/mcp", json=INIT, headers=wrong)).json()["details"][0]["msg"]
-        async with stdio_client(stdio_params(r, token="wrong")) as (read, write), \
-                ClientSession(read, write) as s:
-            await s.initialize()
-            called = await s.call_tool("ask_user", DEPLOY)
+        async with over_stdio(r, token="wrong") as host:
+            await host.call(DEPLOY)
+            called = await host.result()
     assert v1 == mcp == NOT_AUTHORIZED
-    text = called.content[0].text  # type: ignore[union-attr]
-    assert called.isError and text.startswith(NOT_AUTHORIZED) and "ASKBRIDGE_TOKEN" in text
+    text = called["content"][0]["text"]
+    assert called["isError"] and text.startswith(NOT_AUTHORIZED) and "ASKBRIDGE_TOKEN" in text

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from bridge import Pace, Priority, Window
+from bridge import Pace, Priority, Window, WindowsByKey
 from tests.harness import until
 
 
@@ -83,3 +83,26 @@ async def test_the_slot_the_core_took_is_spent_by_the_adapters_first_call_only()
         third.cancel()
     await asyncio.gather(third, return_exceptions=True)
     assert not window.room(asyncio.get_running_loop().time())
+
+
+async def test_idle_keys_windows_are_dropped_and_those_in_use_kept() -> None:
+    """A chat nobody wrote to within its window leaves no state behind; a chat with a call
+    waiting or counted keeps the same windows, so its limit still holds across the sweep."""
+    chats: WindowsByKey[str] = WindowsByKey(lambda chat: (Window(1, 30.0),), sweep_every=0.0)
+    loop = asyncio.get_running_loop()
+    pace = Pace(lambda surface, priority: chats.get(surface, loop.time()))
+
+    async def send() -> None:
+        pass
+
+    for chat in ("x:idle-1", "x:idle-2", "x:busy"):
+        await pace.call(chat, Priority.PROMPT, send)
+    busy = chats.get("x:busy", loop.time())
+    waiting = asyncio.create_task(pace.call("x:busy", Priority.PROMPT, send))
+    await until(lambda: bool(pace._lines))
+    chats.sweep(loop.time() + 31)  # every window's span is over; x:busy has a call waiting
+    assert len(chats) == 1 and chats.get("x:busy", loop.time() + 31) is busy
+    waiting.cancel()
+    await asyncio.gather(waiting, return_exceptions=True)
+    chats.sweep(loop.time() + 31)
+    assert len(chats) == 0, "nothing waits and nothing counts: the last key goes too"

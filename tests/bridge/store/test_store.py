@@ -224,6 +224,13 @@ async def test_adapter_state_is_kept_per_platform_and_found_by_prefix(store: Sto
     assert [k for k, _ in await store.state_items("web", "push:")] == ["push:b"]
 
 
+async def test_a_new_value_is_kept_only_by_the_first_writer(store: Store) -> None:
+    """How replicas agree on one MCP requestState key: whoever writes first, all read it."""
+    kept = await asyncio.gather(*(store.state_put_new("mcp", "key", f"k{i}") for i in range(5)))
+    assert len(set(kept)) == 1 and kept[0] == await store.state_get("mcp", "key")
+    assert await store.state_put_new("mcp", "key", "later") == kept[0]
+
+
 async def test_timers_are_stored_with_the_question_and_claimed_once(store: Store) -> None:
     q = record("q1")
     timers = [TimerRecord(q.id, "remind", 1, q.created_at + 1000),

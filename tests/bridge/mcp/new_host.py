@@ -1,0 +1,54 @@
+"""Hosts on the official MCP SDK 2.x, the product's own: `mode` picks the revision
+(`"2026-07-28"` stateless, `"legacy"` the 2025-11-25 handshake)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx2
+import mcp.types as mt
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.adapters.webhook.support import post_reply
+from tests.harness import AGENT_TOKEN, Running, base_env, until
+
+MODERN = "2026-07-28"
+MODES = [MODERN, "legacy"]
+Form = Callable[[mt.ElicitRequestParams], Awaitable[mt.ElicitResult]]
+
+
+def fast_env() -> dict[str, str]:
+    """The server's environment with progress every 0.2 s."""
+    return {**base_env(), "ASKBRIDGE_PROGRESS_SECONDS": "0.2"}
+
+
+@asynccontextmanager
+async def new_host(url: str, *, mode: str = MODERN, token: str = AGENT_TOKEN,
+                   session: str = "mcp", form: Form | None = None,
+                   transport: httpx2.AsyncBaseTransport | None = None) -> AsyncIterator[Client]:
+    """A 2.x host at `url` (/mcp); with `form`, it declares form elicitation and answers with it."""
+    headers = {"Authorization": f"Bearer {token}", "X-Askbridge-Session": session}
+    callback = None
+    if form is not None:
+        async def callback(context: Any, params: mt.ElicitRequestParams) -> mt.ElicitResult:
+            return await form(params)
+    async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=60),
+                                  transport=transport) as http:
+        async with Client(streamable_http_client(url, http_client=http), mode=mode,
+                          elicitation_callback=callback) as client:
+            yield client
+
+
+async def answer_remotely(r: Running, text: str) -> None:
+    """The person answers `text` on the remote surface (the sms webhook) once it is pending."""
+    await until(lambda: r.bridge.store.pending_on_surface("webhook:sms:+100"))  # type: ignore[arg-type]
+    async with r.http() as http:
+        assert (await post_reply(http, text)).json()["accepted"] is True
+
+
+def answer(result: mt.CallToolResult) -> Any:
+    assert not result.is_error, result.content
+    return result.structured_content
