@@ -60,12 +60,30 @@ def _no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(var, raising=False)
 
 
+_figures: list[str] = []
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """The reliability scenarios' figures, from each test's report (a worker's, under xdist)."""
+    from tests.reliability.figures import PROPERTY
+
+    if report.when == "call":
+        _figures.extend(str(value) for name, value in report.user_properties if name == PROPERTY)
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """Every knowingly skipped suite, said once at the end. Kept here, in the root conftest: under
-    pytest-xdist only the controller prints, and it loads no conftest below tests/."""
+    """Every knowingly skipped suite and the reliability figures, said once at the end. Kept
+    here, in the root conftest: under pytest-xdist only the controller prints, and it loads no
+    conftest below tests/."""
     from tests.adapters.email.dovecot import email_off
     from tests.adapters.matrix.synapse import matrix_off
+    from tests.bridge.mcp.conformance import SWITCH
     from tests.pg import server_url
+
+    if _figures:
+        terminalreporter.section("reliability figures")
+        for line in _figures:
+            terminalreporter.write_line(line)
 
     if server_url() is None:
         terminalreporter.write_line(
@@ -79,3 +97,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_line(
             "E-mail suite NOT run (ASKBRIDGE_TEST_EMAIL=off): it needs Debian's dovecot-imapd",
             yellow=True, bold=True)
+    if os.environ.get(SWITCH, "").lower() == "off":
+        terminalreporter.write_line(
+            f"MCP conformance suite NOT run ({SWITCH}=off): it needs Node 22 in .node/ "
+            "(bash .ci/run installs it)", yellow=True, bold=True)
