@@ -1,4 +1,4 @@
-"""The reliability suite's `figures` fixture, and every scenario's figures summed up at the end."""
+"""The reliability suite's `figures` fixture (summed up at the end by tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -6,18 +6,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.reliability.figures import FIGURES, Figures
+from tests.reliability.figures import Figures
 
 
 @pytest.fixture
-def figures() -> Iterator[Figures]:
-    yield Figures()
-
-
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    if not FIGURES:
-        return
-    terminalreporter.section("reliability figures")
-    for scenario, numbers in FIGURES:
-        terminalreporter.write_line(
-            f"{scenario}: " + ", ".join(f"{k}={v}" for k, v in numbers.items()))
+def figures(request: pytest.FixtureRequest) -> Iterator[Figures]:
+    assert isinstance(request.node, pytest.Item)
+    yield Figures(request.node)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.adapters.matrix.support import Mx, Person, open_room
-from tests.adapters.matrix.synapse import Synapse, homeserver, matrix_off
+from tests.adapters.matrix.synapse import Synapse, homeserver
 
 
 @pytest.fixture(scope="session")
@@ -29,9 +29,3 @@ def mx(synapse: Synapse, room: str, tmp_path: Path) -> Mx:
                              for n in ("askbot", "person", "stranger"))
     return Mx(synapse, tmp_path, bot, person, stranger, room, synapse.login("askbot"))
 
-
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    if matrix_off():
-        terminalreporter.write_line(
-            "Matrix suite NOT run (ASKBRIDGE_TEST_MATRIX=off): it needs the matrix-synapse "
-            "package from the test extras", yellow=True, bold=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.text.i18n import negotiate, time_of_day, tr, translations
+from bridge.text.i18n import catalogs, negotiate, time_of_day, tr, translations
 from bridge.text.i18n.catalogs import ROOT, Found, _python, extract, gaps, translated_locales, web_messages
 from bridge.text.rendering import expiry_line
 
@@ -48,14 +48,16 @@ def test_extractor_sees_python_web_and_html_messages() -> None:
     assert "Submit" in web_messages() and "Sessions" in web_messages()  # panel.js, index.html
 
 
-def test_extractor_refuses_messages_it_cannot_read(tmp_path: Path) -> None:
-    source = ROOT / "bridge" / "_i18n_probe_tmp.py"
+def test_extractor_refuses_messages_it_cannot_read(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # The probe lives under tmp_path, never in bridge/: a test running at the same time on another
+    # pytest-xdist worker (the catalog checks above, `i18n check`) would read it as askbridge's own.
+    monkeypatch.setattr(catalogs, "ROOT", tmp_path)
+    source = tmp_path / "bridge" / "_i18n_probe_tmp.py"
+    source.parent.mkdir()
     source.write_text('x = tr(loc, f"Hello {name}")\ny = tr(loc, "Fine")\n', encoding="utf-8")
-    try:
-        found = Found()
-        _python(source, found)
-    finally:
-        source.unlink()
+    found = Found()
+    _python(source, found)
     assert list(found.messages) == ["Fine"]
     assert len(found.problems) == 1 and "literal" in found.problems[0]
 
