@@ -36,17 +36,18 @@ async def reread(receive: Receive) -> tuple[Receive | None, str | None]:
         body = json.dumps(parse_json(raw, text=False)).encode() if raw else raw
     except BadJson as exc:
         return receive, exc.problems[0].msg
-    return _replay({"type": "http.request", "body": body, "more_body": False}, receive), None
+    return replay({"type": "http.request", "body": body, "more_body": False}, receive), None
 
 
-def _replay(first: Message, receive: Receive) -> Receive:
+def replay(first: Message, receive: Receive) -> Receive:
+    """`receive` that hands on `first` (a message already read) before anything else."""
     sent = False
 
-    async def replay() -> Message:
+    async def replaying() -> Message:
         nonlocal sent
         if not sent:
             sent = True
             return first
         return await receive()
 
-    return replay
+    return replaying

@@ -9,8 +9,9 @@ import json
 import re
 from typing import Any
 
-from starlette.types import Message, Receive
+from starlette.types import Receive
 
+from bridge.http.bodies import replay
 from bridge.model.text_faults import Loc, may_hold_faults, text_faults
 from bridge.model.validation import Problem, format_loc
 
@@ -34,29 +35,16 @@ async def without_surrogates(receive: Receive) -> tuple[Receive, list[tuple[Loc,
     first = await receive()
     raw = first.get("body", b"")
     if not may_hold_faults(raw):
-        return _replay(first, receive), []
+        return replay(first, receive), []
     value = json.loads(raw)
     faults = [(loc, msg) for loc, msg in text_faults(value) if "surrogate" in msg]
     if not faults:
-        return _replay(first, receive), []
+        return replay(first, receive), []
     body = json.dumps(_mended(value)).encode()
-    return _replay({**first, "body": body}, receive), faults
+    return replay({**first, "body": body}, receive), faults
 
 
 def argument_problems(faults: list[tuple[Loc, str]]) -> list[Problem]:
     """The faults inside a `tools/call`'s arguments, placed as the tool's own checks place them."""
     return [Problem(loc=format_loc(loc[2:]), msg=msg) for loc, msg in faults
             if loc[:2] == ("params", "arguments") and len(loc) > 2]
-
-
-def _replay(first: Message, receive: Receive) -> Receive:
-    sent = False
-
-    async def replay() -> Message:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return first
-        return await receive()
-
-    return replay

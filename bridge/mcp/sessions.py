@@ -21,6 +21,8 @@ import structlog
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from bridge.http.bodies import replay
+
 log = structlog.get_logger("askbridge.mcp")
 SESSION_HEADER = b"mcp-session-id"
 
@@ -141,16 +143,7 @@ async def _message(receive: Receive) -> tuple[dict[str, Any], Receive]:
         parsed = json.loads(first.get("body", b"") or b"null")
     except ValueError:
         parsed = None
-    sent = False
-
-    async def replay() -> Message:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return first
-        return await receive()
-
-    return (parsed if isinstance(parsed, dict) else {}), replay
+    return (parsed if isinstance(parsed, dict) else {}), replay(first, receive)
 
 
 def _watch(send: Send, status: list[int]) -> Send:
