@@ -3,9 +3,7 @@ content) and `approve_tool_use` (Claude Code's permission-prompt tool), for main
 
 from __future__ import annotations
 
-import asyncio
 import json
-import time
 from collections.abc import Awaitable
 from typing import Any, Protocol
 
@@ -13,10 +11,10 @@ import mcp.types as mt
 
 from bridge.agent.claude_code import PermissionPromptInput, approval_body, permission_output
 from bridge.http.approval_schemas import APPROVAL_SCHEMAS, approval_request_schema
-from bridge.mcp.tool import AskFailure, Progress
+from bridge.mcp.tool import AskFailure, Progress, with_progress
 from bridge.model.errors import error_body
 from bridge.model.validation import InvalidRequest, Problem
-from bridge.text.i18n import tr
+from bridge.text.i18n import N_
 
 REQUEST_APPROVAL = "request_approval"
 APPROVE_TOOL_USE = "approve_tool_use"
@@ -37,6 +35,9 @@ PERMISSION_GUIDANCE = (
     "Returns, as text, {\"behavior\": \"allow\", \"updatedInput\": {...}} or {\"behavior\": "
     "\"deny\", \"message\": \"...\"}."
 )
+
+WAITING_FOR_APPROVAL = N_(
+    "Waiting for the approval: {waited} s so far, about {left} s left.")
 
 
 class Approver(Protocol):
@@ -131,20 +132,7 @@ async def call(name: str, arguments: dict[str, Any], approver: Approver,
 async def waiting(work: Awaitable[dict[str, Any]], progress: Progress, interval: float,
                   total: float) -> dict[str, Any]:
     """Await `work`, reporting progress every `interval` seconds until it completes."""
-    task = asyncio.ensure_future(work)
-    started = time.monotonic()
-    try:
-        while True:
-            done, _ = await asyncio.wait({task}, timeout=interval)
-            if done:
-                return task.result()
-            waited = time.monotonic() - started
-            await progress(waited, total, tr(
-                "en", "Waiting for the approval: {waited} s so far, about {left} s left.",
-                waited=int(waited), left=max(0, int(total - waited))))
-    finally:
-        if not task.done():
-            task.cancel()
+    return await with_progress(work, progress, interval, total, waiting_for=WAITING_FOR_APPROVAL)
 
 
 class ApprovalTools:

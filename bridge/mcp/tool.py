@@ -8,7 +8,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import mcp.types as mt
 from mcp.server import Server, ServerRequestContext
@@ -24,7 +24,7 @@ from bridge.model.contract import AskResult, tool_input_schema
 from bridge.model.errors import error_body
 from bridge.model.validation import InvalidRequest, Problem
 from bridge.runtime.version import package_version
-from bridge.text.i18n import tr
+from bridge.text.i18n import N_, tr
 
 TOOL_NAME = "ask_user"
 GUIDANCE = (
@@ -39,6 +39,8 @@ GUIDANCE = (
     "with your best judgment."
 )
 
+T = TypeVar("T")
+WAITING_FOR_ANSWER = N_("Waiting for the user's answer: {waited} s so far, about {left} s left.")
 Progress = Callable[[float, float, str], Awaitable[None]]
 """`progress(waited, total, message)`: seconds waited so far of the `total` the ask may last."""
 Elicit = Callable[[str, dict[str, Any]], Awaitable[mt.ElicitResult]]
@@ -133,10 +135,12 @@ def failure_result(message: str) -> mt.CallToolResult:
     return mt.CallToolResult(content=[mt.TextContent(type="text", text=message)], is_error=True)
 
 
-async def with_progress(work: Awaitable[AskResult], progress: Progress, interval: float,
-                        total: float, waited_before: float = 0.0) -> AskResult:
+async def with_progress(work: Awaitable[T], progress: Progress, interval: float,
+                        total: float, waited_before: float = 0.0,
+                        waiting_for: str = WAITING_FOR_ANSWER) -> T:
     """Await `work`, reporting progress every `interval` seconds until it completes: the seconds
-    waited (counting `waited_before`, the question's age when this call began) and left."""
+    waited (counting `waited_before`, the question's age when this call began) and left, in the
+    `waiting_for` message."""
     task = asyncio.ensure_future(work)
     started = time.monotonic() - waited_before
     try:
@@ -145,9 +149,8 @@ async def with_progress(work: Awaitable[AskResult], progress: Progress, interval
             if done:
                 return task.result()
             waited = time.monotonic() - started
-            await progress(waited, total, tr(
-                "en", "Waiting for the user's answer: {waited} s so far, about {left} s left.",
-                waited=int(waited), left=max(0, int(total - waited))))
+            await progress(waited, total, tr("en", waiting_for, waited=int(waited),
+                                             left=max(0, int(total - waited))))
     finally:
         if not task.done():
             task.cancel()
