@@ -5,14 +5,23 @@ from __future__ import annotations
 from typing import Any
 
 from bridge.core.approval_reads import approval_view_of, rule_view
+from bridge.core.card_links import CardLinks
 from bridge.core.reads import Reads
-from bridge.model.ids import QuestionId
+from bridge.model.ids import QuestionId, SurfaceId, UserRef
 from bridge.store.records import now_ms
 
 
 class AdapterReads(Reads):
     """What the web card and its rules list read (an approval rides on a backing question, so
-    every other read is the question's)."""
+    every other read is the question's), and the signed answer-page links adapters send."""
+
+    links: CardLinks | None = None
+
+    async def card_link(self, question_id: QuestionId, surface: SurfaceId,
+                        user: UserRef) -> str | None:
+        if self.links is None:
+            return None
+        return await self.links.url(question_id, surface, user)
 
     async def approval_view(self, approval_id: QuestionId) -> dict[str, Any] | None:
         approval = await self.store.get_approval(approval_id)

@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from bridge.model.ids import AgentName, MessageRef, QuestionId, SessionKey, SurfaceId
+from bridge.model.ids import AgentName, MessageRef, QuestionId, SessionKey, SurfaceId, UserRef
 from bridge.model.inbound import InboundSink
 from bridge.model.prompt import Capabilities, Delivery, Finalization, Prompt, Reminder
 
@@ -61,6 +61,13 @@ class Queries(Protocol):
 
     async def rules_view(self) -> list[dict[str, Any]]:
         """Every agent's "Allow for 1 h" rules still in force, as `GET /v1/rules` shows them."""
+        ...
+
+    async def card_link(self, question_id: QuestionId, surface: SurfaceId,
+                        user: UserRef) -> str | None:
+        """A signed link by which `user` on `surface` answers the question (or decides the
+        approval, with edit) on a web page, until it ends; None when the bridge serves none.
+        Send it only to that user: whoever holds it answers as them."""
         ...
 
 

@@ -12,6 +12,7 @@ from bridge.core.adapter_reads import AdapterReads
 from bridge.core.answering import Answering
 from bridge.core.approvals import Approvals
 from bridge.core.broker import Broker
+from bridge.core.card_links import CardLinks
 from bridge.core.emitter import Emitter
 from bridge.core.event_hooks import EventHooks, Hook
 from bridge.core.leader import Leader
@@ -126,7 +127,8 @@ class Core:
 def compose(store: Store, adapters: Mapping[str, Adapter], agents: Sequence[AgentConfig],
             timeouts: Timeouts | None = None, keep: str = "30d",
             people: Sequence[PersonConfig] = (),
-            policies: Sequence[ApprovalPolicy] = ()) -> Core:
+            policies: Sequence[ApprovalPolicy] = (),
+            base_url: str = "http://127.0.0.1:8765") -> Core:
     """Build every collaborator once and hand each only what it calls: no object reaches
     through another to a third."""
     surfaces = Surfaces(adapters, {a.name: a for a in agents})
@@ -139,6 +141,7 @@ def compose(store: Store, adapters: Mapping[str, Adapter], agents: Sequence[Agen
     reach = Reach(store, surfaces, open_questions, outbound, tasks.spawn, emitter.emit)
     broker = Broker(store, surfaces, open_questions, outbound, reach, tasks, emitter)
     reads = AdapterReads(store, surfaces, keep)
+    reads.links = CardLinks(store, base_url)
     approvals = Approvals(store, broker, People(people), policies)
     emitter.listeners.append(approvals.changed)
     answering = Answering(store, open_questions, surfaces, broker.resolve, approvals.vote,
@@ -196,7 +199,8 @@ class Bridge:
         if problems:
             raise ConfigError("\n".join(problems))
         core = compose(store, adapters, config.agents, keep=config.store.keep,
-                       people=config.people, policies=config.approvals)
+                       people=config.people, policies=config.approvals,
+                       base_url=config.base_url)
         if hooks is not None:
             core.emitter.listeners.append(hooks.changed)
         return cls(config, env, store, core.broker, core.receiver, core.reads, core.emitter,
