@@ -17,6 +17,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from bridge.http.answer_page import AnswerPage
 from bridge.http.api import Auth, Routes, build_routes
 from bridge.http.approvals_api import add_approvals
 from bridge.http.body_limit import BodyLimit
@@ -118,6 +119,7 @@ def create_app(bridge: Bridge, extra_lifespans: list[Lifespan] | None = None) ->
     add_approvals(api, bridge.approvals, auth)
     ops = _ops(bridge, api)
     routes: list[BaseRoute] = [*ops.served, *api.served]
+    routes.extend(AnswerPage(bridge.reads, bridge.receiver, bridge.config).routes())
     for adapter in bridge.adapters.values():
         if isinstance(adapter, Routed):
             routes.extend(_routes(adapter))
