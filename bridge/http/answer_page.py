@@ -20,10 +20,11 @@ from starlette.routing import BaseRoute, Route
 
 from bridge.core.adapter_reads import AdapterReads
 from bridge.core.card_links import LinkHolder
+from bridge.core.receiver import Receiver
 from bridge.http import answer_html as html
 from bridge.model.approval import arguments_problems
 from bridge.model.ids import SurfaceId, surface_platform, surface_target
-from bridge.model.inbound import AnswerSubmitted, ApprovalDecided, InboundReply, InboundSink
+from bridge.model.inbound import AnswerSubmitted, ApprovalDecided, InboundReply
 from bridge.model.json_input import BadJson, parse_json
 from bridge.model.prompt import Prompt
 from bridge.model.validation import Problem
@@ -62,7 +63,7 @@ def may_answer(config: BridgeConfig, surface: SurfaceId, user: str) -> bool:
 
 
 class AnswerPage:
-    def __init__(self, reads: AdapterReads, sink: InboundSink, config: BridgeConfig) -> None:
+    def __init__(self, reads: AdapterReads, sink: Receiver, config: BridgeConfig) -> None:
         self.reads, self.sink, self.config = reads, sink, config
 
     def routes(self) -> list[BaseRoute]:
@@ -124,9 +125,12 @@ class AnswerPage:
         authorized = may_answer(self.config, holder.surface, holder.user)
         if prompt.approval is not None:
             return await self._decide(holder, prompt, form, authorized)
-        reply = await self.sink.answers_submitted(AnswerSubmitted(
-            holder.surface, holder.user, holder.question_id, _answers(prompt, form),
-            authorized=authorized, locale=prompt.locale))
+        event = AnswerSubmitted(holder.surface, holder.user, holder.question_id,
+                                _answers(prompt, form), authorized=authorized,
+                                locale=prompt.locale)
+        # The MCP host had no prompt delivered: its link answers as its own form does.
+        reply = await (self.sink.host_answered(event) if surface_platform(holder.surface) == "mcp"
+                       else self.sink.answers_submitted(event))
         return await self._replied(holder, prompt, reply, "question")
 
     async def _decide(self, holder: LinkHolder, prompt: Prompt, form: dict[str, list[str]],
@@ -159,7 +163,7 @@ class AnswerPage:
         loc = reply.locale or prompt.locale
         if reply.accepted:
             return self._html(html.notice(loc, tr(loc, "Thank you"), reply.text or ""))
-        if reply.ended:
+        if reply.ended or reply.text is None:  # None: it ended before this answer came
             return self._ended(loc, reply.text)
         return await self._form(holder, prompt, said=reply.text, status=422)
 

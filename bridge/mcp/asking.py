@@ -12,8 +12,9 @@ import structlog
 
 from bridge.core.blocking_ask import ask_or_attach
 from bridge.core.broker import Broker
+from bridge.core.card_links import CardLinks
 from bridge.core.receiver import Receiver
-from bridge.mcp import apps
+from bridge.mcp import apps, url_mode
 from bridge.mcp.host_form import ELICIT_KEY, HostReply, form_message, form_schema, read_reply
 from bridge.mcp.tool import AskFailure, FormRound, HostCall, Progress, with_progress
 from bridge.mcp.waits import Restarting, Waits
@@ -33,7 +34,9 @@ class BrokerAsker:
     """Asks in-process for the agent that made the HTTP request."""
 
     def __init__(self, broker: Broker, receiver: Receiver, waits: Waits, agent: str, session: str,
-                 interval: float, gone: Callable[[Any], Awaitable[Any]]) -> None:
+                 interval: float, gone: Callable[[Any], Awaitable[Any]],
+                 links: CardLinks | None = None) -> None:
+        self.links = links
         self.broker = broker
         self.receiver = receiver
         self.waits = waits
@@ -59,14 +62,18 @@ class BrokerAsker:
                       or await ask_or_attach(self.broker, self.agent, session, request))
         except BridgeError as exc:
             raise AskFailure(str(exc)) from None
-        race = host.form and self.broker.agent(self.agent).host_form == "race"
+        in_host = self.broker.agent(self.agent).host_form == "race"
+        race, linked = host.form and in_host, not host.form and host.url and in_host
         if host.modern:
-            if race:
-                shown = await self._form_round(record, host)
-                if shown is not None:
-                    return shown
+            shown = (await self._form_round(record, host) if race
+                     else await self._url_round(record, host) if linked else None)
+            if shown is not None:
+                return shown
             return await self._wait(record, progress, self.waits.stateless_era(record))
         form = asyncio.create_task(self._host_form(record, host)) if race and host.elicit else None
+        if linked and host.elicit_url and self.links:  # the answer page instead of a form
+            form = asyncio.create_task(url_mode.offer(
+                self.links, record, HOST_SURFACE, self._locale(), host.elicit_url))
         try:
             return await self._wait(record, progress,
                                     self.waits.handshake_era(record, self.gone(host.request)))
@@ -113,6 +120,11 @@ class BrokerAsker:
                            getattr(given, "content", None))
         problem = await self._take(record, reply)
         return self._round(record, problem) if problem else None
+
+    async def _url_round(self, record: QuestionRecord, host: HostCall) -> FormRound | None:
+        found = self.links and await url_mode.url_round(
+            self.links, record, HOST_SURFACE, self._locale(), host.responses, host.state)
+        return FormRound(found[0], {}, str(record.id), url=found[1]) if found else None
 
     async def _host_form(self, record: QuestionRecord, host: HostCall) -> None:
         """2025-11-25: `elicitation/create` until the host answers well, skips or dismisses."""

@@ -28,6 +28,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from bridge.core.approvals import Approvals
 from bridge.core.broker import Broker
+from bridge.core.card_links import CardLinks
 from bridge.core.receiver import Receiver
 from bridge.http.bodies import reread
 from bridge.http.responses import refusal
@@ -89,7 +90,7 @@ def mcp_mount(
     broker: Broker, receiver: Receiver, tokens: dict[str, str], guard: OriginGuard,
     state_key: str, interval: float = PROGRESS_SECONDS, grace: float = GRACE_SECONDS,
     sessions_per_agent: int = 32, reattach_seconds: float = 60.0,
-    approvals: Approvals | None = None,
+    approvals: Approvals | None = None, links: CardLinks | None = None,
 ) -> tuple[ASGIApp, Callable[[Any], AbstractAsyncContextManager[None]]]:
     """The /mcp ASGI app and the lifespan that runs its session manager. `state_key` seals
     2026-07-28 `requestState`: every replica must be given the same one."""
@@ -101,7 +102,7 @@ def mcp_mount(
         def gone(request: Any) -> Awaitable[None]:
             return stream_gone(grace, request)
 
-        return BrokerAsker(broker, receiver, waits, agent, session, interval, gone)
+        return BrokerAsker(broker, receiver, waits, agent, session, interval, gone, links)
 
     sdk_log = logging.getLogger("mcp.server.streamable_http")
     if _CLIENT_GONE not in sdk_log.filters:

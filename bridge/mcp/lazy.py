@@ -14,6 +14,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 if TYPE_CHECKING:
     from bridge.core.approvals import Approvals
     from bridge.core.broker import Broker
+    from bridge.core.card_links import CardLinks
     from bridge.core.receiver import Receiver
     from bridge.mcp.origins import OriginGuard
     from bridge.runtime.config import McpConfig
@@ -37,7 +38,9 @@ class LazyMcp:
 
     def __init__(self, broker: Broker, receiver: Receiver, tokens: dict[str, str],
                  guard: OriginGuard, config: McpConfig, state_secret: str | None = None,
-                 progress_seconds: float = 10.0, approvals: Approvals | None = None) -> None:
+                 progress_seconds: float = 10.0, approvals: Approvals | None = None,
+                 links: CardLinks | None = None) -> None:
+        self.links = links
         self.broker = broker
         self.approvals = approvals
         self.receiver = receiver
@@ -65,7 +68,8 @@ class LazyMcp:
                 self.broker, self.receiver, self.tokens, self.guard, key,
                 interval=self.progress_seconds,
                 sessions_per_agent=self.config.sessions_per_agent,
-                reattach_seconds=self.config.reattach_seconds, approvals=self.approvals)
+                reattach_seconds=self.config.reattach_seconds, approvals=self.approvals,
+                links=self.links)
             async with lifespan(None):
                 ready.set_result(app)
                 await self._stop.wait()

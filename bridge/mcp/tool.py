@@ -20,6 +20,7 @@ from bridge.http.openapi import RESPONSE_SCHEMAS
 from bridge.mcp import apps
 from bridge.mcp.host_form import ELICIT_KEY
 from bridge.mcp.odd_text import TEXT_FAULTS, argument_problems
+from bridge.mcp.url_mode import URL_KEY, ElicitUrl, url_capable
 from bridge.model.contract import AskResult, tool_input_schema
 from bridge.model.errors import error_body
 from bridge.model.validation import InvalidRequest, Problem
@@ -59,6 +60,10 @@ class HostCall:
     """The retry's `requestState`, as this server wrote it (verified, unsealed)."""
     elicit: Elicit | None = None
     """2025-11-25: send the host an `elicitation/create` tied to this call."""
+    url: bool = False
+    """The host declared URL-mode elicitation (it can open a link)."""
+    elicit_url: ElicitUrl | None = None
+    """2025-11-25: send the host a URL-mode `elicitation/create` tied to this call."""
     request: Any = None
     """The transport's request (over HTTP, Starlette's: its scope tells when the stream closed)."""
 
@@ -70,6 +75,8 @@ class FormRound:
     message: str
     schema: dict[str, Any]
     state: str
+    url: str | None = None
+    """A URL round: the host opens this link (the answer page) instead of showing a form."""
 
 
 class Toolset(Protocol):
@@ -166,10 +173,15 @@ def form_capable(ctx: ServerRequestContext[Any, Any]) -> bool:
 def host_call(ctx: ServerRequestContext[Any, Any], params: mt.CallToolRequestParams) -> HostCall:
     modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
     elicit: Elicit | None = None
+    elicit_url: ElicitUrl | None = None
     if not modern and ctx.session.can_send_request:
         async def elicit(message: str, schema: dict[str, Any]) -> mt.ElicitResult:
             return await ctx.session.elicit_form(message, schema, ctx.request_id)
+
+        async def elicit_url(message: str, url: str, elicitation_id: str) -> mt.ElicitResult:
+            return await ctx.session.elicit_url(message, url, elicitation_id, ctx.request_id)
     return HostCall(modern=modern, form=form_capable(ctx), elicit=elicit,
+                    url=url_capable(ctx.session.client_capabilities), elicit_url=elicit_url,
                     responses=dict(params.input_responses or {}) or None,
                     state=params.request_state, request=ctx.request)
 
@@ -238,6 +250,11 @@ def build_server(asker_for: Callable[[], Asker], name: str = "askbridge",
             return error_result(exc.problems)
         except AskFailure as exc:
             return failure_result(str(exc))
+        if isinstance(outcome, FormRound) and outcome.url:
+            link = mt.ElicitRequest(params=mt.ElicitRequestURLParams(
+                message=outcome.message, url=outcome.url, elicitation_id=outcome.state))
+            return mt.InputRequiredResult(input_requests={URL_KEY: link},
+                                          request_state=outcome.state)
         if isinstance(outcome, FormRound):
             form = mt.ElicitRequest(params=mt.ElicitRequestFormParams(
                 message=outcome.message, requested_schema=outcome.schema))

@@ -101,7 +101,7 @@ def create_app(bridge: Bridge, extra_lifespans: list[Lifespan] | None = None) ->
     mcp = LazyMcp(bridge.broker, bridge.receiver, agent_tokens(bridge), OriginGuard(bridge.config),
                   bridge.config.mcp, bridge.env.get(key_env) if key_env else None,
                   float(bridge.env.get("ASKBRIDGE_PROGRESS_SECONDS") or 10),
-                  approvals=bridge.approvals)
+                  approvals=bridge.approvals, links=bridge.reads.links)
     mounts.append(("/mcp", mcp, mcp.lifespan))
 
     @asynccontextmanager
