@@ -40,6 +40,7 @@ from bridge import (
     QuestionId,
     Reminder,
     SurfaceId,
+    UserRef,
 )
 
 log = structlog.get_logger("askbridge.email")
@@ -69,7 +70,7 @@ class EmailAdapter:
         self._sink: InboundSink | None = None
         self._watching: asyncio.Task[None] | None = None
         self.links = Links(lambda: self.tokens, lambda: self._queries, lambda: self._sink,
-                           config.locale, self.card_url)
+                           config.locale, self.answer_page)
 
     # contract ----------------------------------------------------------------------------
 
@@ -96,7 +97,7 @@ class EmailAdapter:
 
     async def deliver(self, surface: SurfaceId, prompt: Prompt) -> MessageRef | None:
         env = self.envelope(prompt.question_id, surface, self._address(surface))
-        message = render.prompt(prompt, env, self._links(surface, prompt))
+        message = render.prompt(prompt, env, await self._links(surface, prompt))
         await self.mailer.send(message)
         return message_ref(str(message["Message-ID"]))
 
@@ -169,7 +170,14 @@ class EmailAdapter:
     def card_url(self, prompt: Prompt) -> str:
         return f"{self.link_base}/#{quote(prompt.agent, safe='')}/{quote(prompt.session, safe='')}"
 
-    def _links(self, surface: SurfaceId, prompt: Prompt) -> render.Links:
+    async def answer_page(self, surface: SurfaceId, prompt: Prompt) -> str:
+        """The signed answer page for this address (no sign-in needed: a phone opens it), or
+        the web card when the bridge makes no links."""
+        found = self._queries and await self._queries.card_link(
+            prompt.question_id, surface, UserRef(address_of(surface)))
+        return found or self.card_url(prompt)
+
+    async def _links(self, surface: SurfaceId, prompt: Prompt) -> render.Links:
         assert self.tokens is not None
         one = len(prompt.questions) == 1 and not prompt.questions[0].multi_select
 
@@ -179,7 +187,7 @@ class EmailAdapter:
 
         options = tuple((label, url(n)) for n, (label, _) in
                         enumerate(prompt.questions[0].options)) if one else ()
-        return render.Links(options, url("skip"), self.card_url(prompt))
+        return render.Links(options, url("skip"), await self.answer_page(surface, prompt))
 
     @staticmethod
     def _address(surface: SurfaceId) -> str:

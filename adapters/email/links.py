@@ -3,7 +3,8 @@
 `GET /e/{token}` only shows the confirm page; its button POSTs to the same address, which
 answers (once: the question ends with it). The token is the capability: it is checked against
 the question's own deliveries, so a link works only for the question and address it was made
-for. A multiple-choice or several-question prompt opens the web card instead of guessing.
+for. A multiple-choice or several-question prompt opens the signed answer page (`/l/…`) for
+the same address instead of guessing.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ Found = tuple[QuestionId, SurfaceId, ButtonAction, Prompt | None]
 class Links:
     def __init__(self, tokens: Callable[[], Tokens | None], queries: Callable[[], Queries | None],
                  sink: Callable[[], InboundSink | None], locale: str | None,
-                 card_url: Callable[[Prompt], str]) -> None:
+                 card_url: Callable[[SurfaceId, Prompt], Awaitable[str]]) -> None:
         self._tokens, self._queries, self._sink = tokens, queries, sink
         self.locale = locale
         self.card_url = card_url
@@ -93,7 +94,7 @@ class Links:
         if prompt is None:
             return question_id, surface, action, None
         if action != "skip" and (len(prompt.questions) > 1 or prompt.questions[0].multi_select):
-            return RedirectResponse(self.card_url(prompt), 303, headers=HEADERS)
+            return RedirectResponse(await self.card_url(surface, prompt), 303, headers=HEADERS)
         if isinstance(action, int) and not 0 <= action < len(prompt.questions[0].options):
             return self._invalid(request)
         return question_id, surface, action, prompt

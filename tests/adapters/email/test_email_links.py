@@ -66,15 +66,34 @@ async def test_the_confirm_page_answers_only_on_post_and_only_once(tmp_path: Pat
             assert (await http.get(tampered)).status_code == 404
 
 
-async def test_multiple_choice_opens_the_web_card_instead_of_guessing(tmp_path: Path) -> None:
+async def test_multiple_choice_opens_the_signed_answer_page_instead_of_guessing(
+        tmp_path: Path) -> None:
+    async with mail_rig() as rig:
+        config = make_config(tmp_path, surfaces=[f"email:{PERSON}"], **rig.section)
+        async with running(config, rig.env) as r, r.client() as client, r.http() as http:
+            qid = (await client.create({"questions": [CHECKS]}))["id"]
+            [prompt] = await until(lambda: rig.prompts())
+            html = part(prompt, "html")
+            assert f'href="{r.url}/#assistant/main"' not in html, "no sign-in needed"
+            [page] = re.findall(rf'href="({re.escape(r.url)}/l/[^"]+)"', html)
+            assert set(links(prompt)) == {"Skip"}, "no link guesses a multiple choice"
+            shown = await http.get(page)
+            assert shown.status_code == 200 and 'type="checkbox"' in shown.text
+            done = await http.post(page, content=b"q0=0&q0=2&do=submit", headers={
+                "content-type": "application/x-www-form-urlencoded"})
+            assert done.status_code == 200, done.text
+            result = await client.result(qid)
+            assert result is not None and result.answer_map() == {"checks": ["Lint", "Build"]}
+            assert (await r.bridge.store.get_question(qid)).answered_by.surface == \
+                f"email:{PERSON}"
+
+
+async def test_skip_from_a_multiple_choice_mail(tmp_path: Path) -> None:
     async with mail_rig() as rig:
         config = make_config(tmp_path, surfaces=[f"email:{PERSON}"], **rig.section)
         async with running(config, rig.env) as r, r.client() as client, r.http() as http:
             await client.create({"questions": [CHECKS]})
             [prompt] = await until(lambda: rig.prompts())
-            html = part(prompt, "html")
-            assert f'href="{r.url}/#assistant/main"' in html, "the web card"
-            assert set(links(prompt)) == {"Skip"}, "no link guesses a multiple choice"
             skipped = await http.post(links(prompt)["Skip"])
             assert skipped.status_code == 200 and "Skipped." in skipped.text
 
