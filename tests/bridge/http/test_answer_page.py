@@ -127,3 +127,13 @@ async def test_an_approval_rejected_with_a_reason(tmp_path: Path) -> None:
         assert done.status_code == 200
         result = (await http.get(f"/v1/approvals/{aid}/result", headers=AUTH)).json()
         assert result["status"] == "rejected" and result["reason"] == "wrong database"
+
+
+async def test_the_page_speaks_the_question_s_language(tmp_path: Path) -> None:
+    sms = {"sms": {"secret_env": "HOOK_SECRET", "locale": "id"}}
+    async with running(make_config(tmp_path, webhooks=sms)) as r, r.client() as client, \
+            r.http() as http:
+        qid = (await client.create(DEPLOY))["id"]
+        shown = (await http.get(await link(r, qid))).text
+        assert '<html lang="id">' in shown and "Atau dengan kata-kata Anda sendiri" in shown
+        assert ">Lewati</button>" in shown
