@@ -9,6 +9,7 @@ from typing import Any
 
 from bridge.model.prompt import Prompt
 from bridge.model.validation import Problem
+from bridge.text.approval_text import FINGERPRINT
 from bridge.text.i18n import tr
 
 STYLE = """
@@ -90,17 +91,17 @@ def approval_form(locale: str, view: dict[str, Any], said: str | None = None,
     arguments = request.get("arguments") or {}
     shown = json.dumps(arguments, indent=2, ensure_ascii=False, sort_keys=True)
     digest = str(view["payloadHash"])
+    fingerprint = tr(locale, "Payload: #{fingerprint}", fingerprint=digest[:FINGERPRINT])
     hidden = f"<input type=\"hidden\" name=\"hash\" value=\"{escape(digest)}\">"
     facts = "".join(f"<dt>{escape(tr(locale, name))}</dt><dd>{escape(str(value))}</dd>"
                     for name, value in (("Tool", request.get("tool") or "-"),
-                                        ("Risk", request.get("risk", "medium")),
-                                        ("Fingerprint", digest[:12])))
+                                        ("Risk", request.get("risk", "medium"))))
     wrong = "".join(f"<p class=\"problem\" role=\"alert\">{escape(p.loc)}: {escape(p.msg)}</p>"
                     for p in problems or [])
     return page(locale, str(request.get("action", "")), "".join([
         _said(said), f"<div class=\"header\">{escape(tr(locale, 'Approval'))}</div>",
         f"<h1>{escape(str(request.get('action', '')))}</h1><dl>{facts}</dl>",
-        f"<pre>{escape(shown)}</pre>",
+        f"<pre>{escape(shown)}</pre><p>{escape(fingerprint)}</p>",
         f"<form method=\"post\">{hidden}<div class=\"row\"><button type=\"submit\" "
         f"name=\"decision\" value=\"approve\">{escape(tr(locale, 'Approve'))}</button></div>"
         "</form>",

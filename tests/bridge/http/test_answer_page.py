@@ -99,6 +99,7 @@ async def test_an_approval_approve_reject_and_edit(tmp_path: Path) -> None:
         assert "Delete the staging database" in shown and "db.drop" in shown
         assert "&quot;db&quot;: &quot;staging&quot;" in shown
         digest = hidden_hash(shown)
+        assert f"Payload: #{digest[:12]}" in shown and "Risk" in shown
         stale = await http.post(url, data={"decision": "approve", "hash": "f" * 64})
         assert stale.status_code == 422 and "out of date" in stale.text
         no_reason = await http.post(url, data={"decision": "reject", "hash": digest,
