@@ -39,6 +39,7 @@ HEADERS = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer",
            "form-action 'self'; frame-ancestors 'none'"}
 MAX_FORM_BYTES = 64 * 1024
 """A form is a few choices, a reason or edited arguments (at most 16 KiB of JSON)."""
+DECISIONS = ("approve", "reject", "edit")
 SINGLE_USER = ("web", "mcp")
 """Surfaces with one person behind them: whoever the link names answers there."""
 
@@ -89,7 +90,19 @@ class AnswerPage:
         if holder is None:
             log.info("answer_link_refused")
             return self._invalid(request)
-        return holder, await self.reads.prompt_for(holder.question_id, holder.surface)
+        prompt = await self.reads.prompt_for(holder.question_id, holder.surface)
+        if prompt is not None and not await self._sent_there(holder):
+            log.info("answer_link_not_sent_there", question_id=holder.question_id)
+            return self._invalid(request)
+        return holder, prompt
+
+    async def _sent_there(self, holder: LinkHolder) -> bool:
+        """A link answers only where the question went (the MCP host had no delivery: its
+        link answers as its form does)."""
+        if surface_platform(holder.surface) == "mcp":
+            return True
+        view = await self.reads.question_view(holder.question_id)
+        return view is not None and holder.surface in view.get("surfaces", [])
 
     async def show(self, request: Request) -> Response:
         found = await self._find(request)
@@ -135,7 +148,10 @@ class AnswerPage:
 
     async def _decide(self, holder: LinkHolder, prompt: Prompt, form: dict[str, list[str]],
                       authorized: bool) -> Response:
-        decision = _first(form, "decision")
+        decision, digest = _first(form, "decision"), _first(form, "hash").lower()
+        if decision not in DECISIONS or not digest:  # the page's buttons always send both
+            return await self._form(holder, prompt, status=422, said=tr(
+                prompt.locale, "Press Approve, Reject or Approve edited on this page."))
         arguments: dict[str, Any] | None = None
         if decision == "edit":
             text = _first(form, "arguments")
@@ -153,16 +169,20 @@ class AnswerPage:
             holder.surface, holder.user, holder.question_id,
             "reject" if decision == "reject" else "approve", authorized=authorized,
             reason=_first(form, "reason").strip(), arguments=arguments,
-            payload_hash=_first(form, "hash").lower() or None, locale=prompt.locale))
-        return await self._replied(holder, prompt, reply, decision or "none")
+            payload_hash=digest, locale=prompt.locale))
+        return await self._replied(holder, prompt, reply, decision)
 
     async def _replied(self, holder: LinkHolder, prompt: Prompt, reply: InboundReply,
                        kind: str) -> Response:
-        log.info("answer_link_answer", question_id=holder.question_id, surface=holder.surface,
+        # The platform only: a surface can be a person's address or phone number.
+        log.info("answer_link_answer", question_id=holder.question_id,
+                 platform=surface_platform(holder.surface),
                  kind=kind, accepted=reply.accepted, ended=reply.ended)
         loc = reply.locale or prompt.locale
         if reply.accepted:
             return self._html(html.notice(loc, tr(loc, "Thank you"), reply.text or ""))
+        if not reply.handled:  # not sent there: cannot happen after _find, but never say "ok"
+            return self._html(html.notice(loc, tr(loc, "Not recorded"), ""), 403)
         if reply.ended or reply.text is None:  # None: it ended before this answer came
             return self._ended(loc, reply.text)
         return await self._form(holder, prompt, said=reply.text, status=422)
@@ -189,4 +209,5 @@ def _answers(prompt: Prompt, form: dict[str, list[str]]) -> dict[str, list[str]]
 
 
 def _picked(values: Sequence[str], count: int) -> list[str]:
-    return [v for v in dict.fromkeys(values) if v.isdigit() and int(v) < count]
+    return [v for v in dict.fromkeys(values)
+            if len(v) <= 3 and v.isascii() and v.isdigit() and int(v) < count]

@@ -78,6 +78,10 @@ async def test_skip_forged_and_refused_links(tmp_path: Path) -> None:
         stranger = await http.post(await link(r, qid, user="+999"),
                                    data={"q0": "0", "do": "submit"})
         assert stranger.status_code == 422 and (await client.question(qid))["status"] == "pending"
+        elsewhere = await http.post(await link(r, qid, user="owner", surface=SurfaceId("web")),
+                                    data={"q0": "0", "do": "submit"})
+        assert elsewhere.status_code == 404, "a surface the question was never sent to"
+        assert (await client.question(qid))["status"] == "pending"
         url = await link(r, qid)
         forged = url[:-2] + ("AA" if not url.endswith("AA") else "BB")
         for method in ("GET", "POST"):
@@ -100,6 +104,9 @@ async def test_an_approval_approve_reject_and_edit(tmp_path: Path) -> None:
         assert "&quot;db&quot;: &quot;staging&quot;" in shown
         digest = hidden_hash(shown)
         assert f"Payload: #{digest[:12]}" in shown and "Risk" in shown
+        for bare in ({"hash": digest}, {"decision": "approve"}, {"decision": "yes", "hash": digest}):
+            refused = await http.post(url, data=bare)
+            assert refused.status_code == 422 and "Press Approve" in refused.text, bare
         stale = await http.post(url, data={"decision": "approve", "hash": "f" * 64})
         assert stale.status_code == 422 and "out of date" in stale.text
         no_reason = await http.post(url, data={"decision": "reject", "hash": digest,
