@@ -10,13 +10,21 @@ import structlog
 
 from bridge.core.ballots import Ballot, Ballots
 from bridge.core.broker import Broker, new_question_id
+from bridge.core.quorum import shown_name
+from bridge.core.reshow import reshow
 from bridge.model.approval import ApprovalNoAnswer, ApprovalRequest, ApprovalResult, DecidedBy
 from bridge.model.contract import AskRequest
 from bridge.model.errors import Conflict, Forbidden, NotFound
 from bridge.model.ids import AgentName, QuestionId, SessionKey, SurfaceId, UserRef
 from bridge.runtime.config import AgentConfig
 from bridge.runtime.people import ApprovalPolicy, People
-from bridge.store.approval_records import ApprovalRecord, AuditDraft, Policy, RuleRecord
+from bridge.store.approval_records import (
+    ApprovalRecord,
+    AuditDraft,
+    Policy,
+    RuleRecord,
+    VoteRecord,
+)
 from bridge.store.protocol import Store
 from bridge.store.records import QuestionRecord, TimerRecord, now_ms
 from bridge.text.approval_text import DECISION_ID, HEADER, option_labels
@@ -63,7 +71,7 @@ class Approvals:
         self.broker = broker
         self.people = people
         self.policies = list(policies)
-        self.ballots = Ballots(store, people)
+        self.ballots = Ballots(store, people, self._edited)
 
     async def request(self, agent_name: str, session: SessionKey, request: ApprovalRequest, *,
                       waiting: bool = True) -> ApprovalRecord:
@@ -170,6 +178,24 @@ class Approvals:
         if await self.store.settle_approval(question.id, result, at, AuditDraft(
                 "decided", question.id, {"agent": question.agent, **result.to_json()}, at)):
             log.info("approval_ended", approval_id=question.id, reason=why)
+
+    def _edited(self, before: ApprovalRecord, vote: VoteRecord) -> None:
+        """An edit that did not decide: every prompt shows the new arguments."""
+        log.info("approval_edited", approval_id=before.id, voter=vote.voter,
+                 payload_hash=vote.payload_hash)
+        self.broker.emitter.emit("edited", before.id)
+        self.broker.spawn(reshow(self.store, self.broker.outbound, self.broker.open, before,
+                                 shown_name(vote)))
+
+    def observed(self, event: str, question_id: QuestionId) -> None:
+        """Emitter observer (any replica): an edit changed what the question's prompts show."""
+        if event == "edited" and self.broker.open.known(question_id):
+            self.broker.spawn(self._refresh(question_id))
+
+    async def _refresh(self, question_id: QuestionId) -> None:
+        record = await self.store.get_question(question_id)
+        if record is not None and record.pending:
+            self.broker.open.refresh(record)
 
     def changed(self, event: str, question_id: QuestionId) -> None:
         """Emitter listener (this process's changes): an ended backing question settles."""
