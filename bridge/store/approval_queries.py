@@ -75,6 +75,11 @@ def row_to_rule(row: Sequence[Any]) -> RuleRecord:
                       int(revoked_at) if revoked_at is not None else None)
 
 
+def _chunks(ids: Sequence[QuestionId]) -> list[tuple[QuestionId, ...]]:
+    """Under every SQLite's limit on bound variables."""
+    return [tuple(ids[i:i + 500]) for i in range(0, len(ids), 500)]
+
+
 def _approval_args(a: ApprovalRecord) -> tuple[Any, ...]:
     return (a.id, a.agent, a.session, a.request.model_dump_json(by_alias=True, exclude_none=True),
             a.payload_hash, json.dumps(a.policy.to_json()), a.status,
@@ -134,6 +139,28 @@ class ApprovalQueries(AuditQueries):
             f"SELECT {APPROVAL_COLUMNS} FROM approvals WHERE agent = ? AND session = ? "
             "ORDER BY created_at DESC, id DESC LIMIT ?", (agent, session, limit))
         return [row_to_approval(r) for r in rows]
+
+    async def approvals_for(self: _Backend, ids: Sequence[QuestionId],
+                            ) -> dict[QuestionId, ApprovalRecord]:
+        """The approvals among `ids` (a page of a timeline), in one read per 500."""
+        found: dict[QuestionId, ApprovalRecord] = {}
+        for chunk in _chunks(ids):
+            rows = await self._rows(f"SELECT {APPROVAL_COLUMNS} FROM approvals WHERE id IN "
+                                    f"({', '.join('?' * len(chunk))})", chunk)
+            found.update((a.id, a) for a in map(row_to_approval, rows))
+        return found
+
+    async def votes_for(self: _Backend, ids: Sequence[QuestionId],
+                        ) -> dict[QuestionId, list[VoteRecord]]:
+        """The votes of each of `ids`, in one read per 500."""
+        found: dict[QuestionId, list[VoteRecord]] = {i: [] for i in ids}
+        for chunk in _chunks(ids):
+            rows = await self._rows(f"SELECT {VOTE_COLUMNS} FROM approval_votes WHERE "
+                                    f"approval_id IN ({', '.join('?' * len(chunk))}) "
+                                    "ORDER BY approval_id, at, voter", chunk)
+            for vote in map(row_to_vote, rows):
+                found[vote.approval_id].append(vote)
+        return found
 
     async def votes(self: _Backend, approval_id: QuestionId) -> list[VoteRecord]:
         rows = await self._rows(f"SELECT {VOTE_COLUMNS} FROM approval_votes WHERE approval_id = ? "

@@ -228,6 +228,8 @@ async def test_an_edit_under_quorum_needs_approvals_of_the_new_arguments(tmp_pat
                    for p in again)
         assert statuses(gw) == ["Approval: Edited by budi: decide on the new arguments in the "
                                 "next message."] * 2
+        record = (await http.get(f"/v1/approvals/{approval_id}", headers=AUTH)).json()
+        assert record["request"]["arguments"] == EDITED and record["payloadHash"][:12] == new
         stale = await reply(http, f"approve #{old}", sender="+103")
         assert stale["accepted"] is False and "changed by an edit" in stale["reply"]
         assert not call.done()
