@@ -107,8 +107,21 @@ class Approvals:
             return same
         log.info("approval_requested", approval_id=question.id, agent=agent.name,
                  tool=request.tool, risk=request.risk)
+        self._unreachable(question.id, policy, [*agent.surfaces, *(
+            s for tier in agent.escalation for s in tier.surfaces)])
         return ApprovalRecord(question.id, name, session, request, request.payload_hash, policy,
                               "pending", question.created_at, question.expires_at)
+
+    def _unreachable(self, approval_id: QuestionId, policy: Policy, surfaces: Sequence[str],
+                     ) -> None:
+        """Warn when no listed approver has an id on any surface the approval goes to (an
+        escalation tier may still reach one): it will wait for its timeout unless one does."""
+        if policy.approvers and not any(self.people.reaches(a, s) for a in policy.approvers
+                                        for s in surfaces):
+            log.warning("approval_unreachable", approval_id=approval_id,
+                        approvers=list(policy.approvers), surfaces=list(surfaces),
+                        hint="give an approver an id on one of these surfaces in [[people]], "
+                             "or add a surface they use to the agent")
 
     async def _same(self, conflict: Conflict, request: ApprovalRequest) -> ApprovalRecord | None:
         pending = conflict.extra.get("pendingId")

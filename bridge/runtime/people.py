@@ -200,6 +200,19 @@ class People:
             return self._ids.get(("email", user.strip().lower()))
         return self._ids.get((platform, user))
 
+    def reaches(self, name: str, surface: str) -> bool:
+        """Whether the person has an id `surface` can show a prompt to and take a vote from."""
+        person = self.by_name.get(name)
+        if person is None:
+            return False
+        platform, _, target = surface.partition(":")
+        if platform == "web":
+            return person.web
+        if platform == "webhook":
+            channel = target.partition(":")[0]
+            return any(w.partition(":")[0] == channel for w in person.webhook)
+        return platform in PLATFORM_KEYS and bool(getattr(person, platform))
+
     def voter(self, surface: str, user: str) -> str:
         """The key a vote counts under: the person, else the platform user."""
         person = self.person(surface, user)

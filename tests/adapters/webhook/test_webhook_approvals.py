@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from structlog.testing import capture_logs
 
 from bridge import SIGNATURE_HEADER, sign
 from bridge.core.audit import verify
@@ -256,3 +257,21 @@ async def test_a_single_approver_still_approves_by_editing(tmp_path: Path) -> No
         result = (await call).json()
         assert result["arguments"] == EDITED and result["edited"] is True
         assert len(approvals(gw)) == 2  # decided at once: nothing shown again
+
+
+async def test_an_approval_no_approver_can_reach_is_warned_about(tmp_path: Path) -> None:
+    people = [*PEOPLE, {"name": "dewi", "telegram": 5}]
+    policies = [{"tool": "deploy", "approvers": ["dewi"]}, {"approvers": ["budi"]}]
+    async with bridge(tmp_path, people=people, approvals=policies) as (_, gw, http):
+        with capture_logs() as said:
+            call = await asked(http, gw)
+        warned = [e for e in said if e["event"] == "approval_unreachable"]
+        assert len(warned) == 1 and warned[0]["approvers"] == ["dewi"]
+        assert warned[0]["log_level"] == "warning"
+        await http.post(f"/v1/approvals/{approvals(gw)[0]['questionId']}/cancel", headers=AUTH)
+        await call
+        with capture_logs() as said:
+            call = await asked(http, gw, {**DEPLOY, "tool": "restart"})  # budi: on sms
+        assert not [e for e in said if e["event"] == "approval_unreachable"]
+        await http.post(f"/v1/approvals/{approvals(gw)[-1]['questionId']}/cancel", headers=AUTH)
+        await call
