@@ -21,17 +21,19 @@ def card(view: dict[str, Any]) -> dict[str, Any]:
         "argumentsSchema": request.get("argumentsSchema"),
         "allowEdit": bool(request.get("allowEdit", request.get("arguments") is not None)),
         "hash": view["payloadHash"], "status": view["status"], "result": view.get("result"),
-        "votes": {"have": sum(1 for v in view.get("votes", []) if v["decision"] == "approve"),
+        "votes": {"have": sum(1 for v in view.get("votes", []) if v["decision"] == "approve"
+                              and v.get("payloadHash", view["payloadHash"]) == view["payloadHash"]),
                   "required": policy.get("required", 1)},
     }
 
 
 async def with_cards(queries: Queries, views: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each view, with `approval` (the card) when it is an approval's backing question."""
-    out = []
-    for view in views:
-        questions = view["request"]["questions"]
-        found = (await queries.approval_view(QuestionId(view["id"]))
-                 if len(questions) == 1 and questions[0]["id"] == DECISION_ID else None)
-        out.append({**view, "approval": card(found)} if found is not None else view)
-    return out
+    ids = [QuestionId(v["id"]) for v in views if _decision(v)]
+    found = await queries.approval_views(ids) if ids else {}
+    return [{**v, "approval": card(found[v["id"]])} if v["id"] in found else v for v in views]
+
+
+def _decision(view: dict[str, Any]) -> bool:
+    questions = view["request"]["questions"]
+    return len(questions) == 1 and questions[0]["id"] == DECISION_ID

@@ -10,8 +10,9 @@ from urllib.parse import quote
 from adapters.web.ids import WEB
 from bridge import Prompt, surface_platform, surface_target
 
-CHANGE_EVENTS = {"created": "question", "resolved": "resolved"}
-"""Broker changes the pages hear of; each makes a page refetch its state."""
+CHANGE_EVENTS = {"created": "question", "edited": "question", "resolved": "resolved"}
+"""Broker changes the pages hear of; each makes a page refetch its state (an approval's edit
+shows its new arguments)."""
 
 
 def change_event(kind: str, question_id: str) -> dict[str, Any]:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from bridge.core.approval_reads import approval_view_of, rule_view
+from bridge.core.approval_reads import approval_view_of, approval_views, rule_view
 from bridge.core.card_links import CardLinks
 from bridge.core.reads import Reads
 from bridge.model.ids import QuestionId, SurfaceId, UserRef
@@ -29,6 +30,12 @@ class AdapterReads(Reads):
             return None
         return await approval_view_of(self.store, approval,
                                       await self.store.get_question(approval_id))
+
+    async def approval_views(self, ids: Sequence[QuestionId]) -> dict[QuestionId, dict[str, Any]]:
+        found = await self.store.approvals_for(ids)
+        approvals = [found[i] for i in ids if i in found]
+        views = await approval_views(self.store, approvals)
+        return {a.id: view for a, view in zip(approvals, views, strict=True)}
 
     async def rules_view(self) -> list[dict[str, Any]]:
         return [rule_view(r) for r in await self.store.rules(None, now_ms())]

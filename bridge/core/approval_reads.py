@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -15,20 +16,23 @@ from bridge.store.records import DeliveryRecord, QuestionRecord, iso
 def vote_view(vote: VoteRecord) -> dict[str, Any]:
     return {"voter": vote.voter, "surface": vote.surface, "user": vote.user,
             "decision": vote.decision, "reason": vote.reason, "edited": vote.arguments is not None,
-            "rule": vote.rule, "at": iso(vote.at)}
+            "rule": vote.rule, "payloadHash": vote.payload_hash, "at": iso(vote.at)}
 
 
 def approval_view(approval: ApprovalRecord, votes: list[VoteRecord],
                   deliveries: list[DeliveryRecord]) -> dict[str, Any]:
     """The whole record: request, payload hash, policy, votes, deliveries and the result."""
     result = approval.result.to_json() if approval.result else None
+    shown = approval.request  # with the arguments waiting now: an edit's, once there was one
+    if approval.arguments is not None:
+        shown = shown.model_copy(update={"arguments": approval.arguments})
     view: dict[str, Any] = {
         "id": approval.id,
         "kind": "approval",
         "agent": approval.agent,
         "session": approval.session,
         "status": approval.status,
-        "request": approval.request.model_dump(mode="json", by_alias=True, exclude_none=True),
+        "request": shown.model_dump(mode="json", by_alias=True, exclude_none=True),
         "payloadHash": approval.payload_hash,
         "policy": {"approvers": list(approval.policy.approvers),
                    "required": approval.policy.needed,
@@ -63,6 +67,20 @@ async def approval_view_of(store: Store, approval: ApprovalRecord,
                            question: QuestionRecord | None = None) -> dict[str, Any]:
     return approval_view(settled(approval, question), await store.votes(approval.id),
                          await store.deliveries(approval.id))
+
+
+async def approval_views(store: Store, approvals: Sequence[ApprovalRecord]) -> list[dict[str, Any]]:
+    """A page of approvals as records, in a fixed number of reads however long the page: their
+    votes and deliveries together, and the backing question only of a pending one (at most one
+    per session) in case it has just ended."""
+    ids = [a.id for a in approvals]
+    votes = await store.votes_for(ids)
+    deliveries = await store.deliveries_for(ids)
+    views = []
+    for a in approvals:
+        question = await store.get_question(a.id) if a.pending else None
+        views.append(approval_view(settled(a, question), votes[a.id], deliveries[a.id]))
+    return views
 
 
 def rule_view(rule: RuleRecord) -> dict[str, Any]:

@@ -10,13 +10,21 @@ import structlog
 
 from bridge.core.ballots import Ballot, Ballots
 from bridge.core.broker import Broker, new_question_id
+from bridge.core.quorum import shown_name
+from bridge.core.reshow import reshow
 from bridge.model.approval import ApprovalNoAnswer, ApprovalRequest, ApprovalResult, DecidedBy
 from bridge.model.contract import AskRequest
 from bridge.model.errors import Conflict, Forbidden, NotFound
 from bridge.model.ids import AgentName, QuestionId, SessionKey, SurfaceId, UserRef
 from bridge.runtime.config import AgentConfig
 from bridge.runtime.people import ApprovalPolicy, People
-from bridge.store.approval_records import ApprovalRecord, AuditDraft, Policy, RuleRecord
+from bridge.store.approval_records import (
+    ApprovalRecord,
+    AuditDraft,
+    Policy,
+    RuleRecord,
+    VoteRecord,
+)
 from bridge.store.protocol import Store
 from bridge.store.records import QuestionRecord, TimerRecord, now_ms
 from bridge.text.approval_text import DECISION_ID, HEADER, option_labels
@@ -63,7 +71,7 @@ class Approvals:
         self.broker = broker
         self.people = people
         self.policies = list(policies)
-        self.ballots = Ballots(store, people)
+        self.ballots = Ballots(store, people, self._edited)
 
     async def request(self, agent_name: str, session: SessionKey, request: ApprovalRequest, *,
                       waiting: bool = True) -> ApprovalRecord:
@@ -99,8 +107,21 @@ class Approvals:
             return same
         log.info("approval_requested", approval_id=question.id, agent=agent.name,
                  tool=request.tool, risk=request.risk)
+        self._unreachable(question.id, policy, [*agent.surfaces, *(
+            s for tier in agent.escalation for s in tier.surfaces)])
         return ApprovalRecord(question.id, name, session, request, request.payload_hash, policy,
                               "pending", question.created_at, question.expires_at)
+
+    def _unreachable(self, approval_id: QuestionId, policy: Policy, surfaces: Sequence[str],
+                     ) -> None:
+        """Warn when no listed approver has an id on any surface the approval goes to (an
+        escalation tier may still reach one): it will wait for its timeout unless one does."""
+        if policy.approvers and not any(self.people.reaches(a, s) for a in policy.approvers
+                                        for s in surfaces):
+            log.warning("approval_unreachable", approval_id=approval_id,
+                        approvers=list(policy.approvers), surfaces=list(surfaces),
+                        hint="give an approver an id on one of these surfaces in [[people]], "
+                             "or add a surface they use to the agent")
 
     async def _same(self, conflict: Conflict, request: ApprovalRequest) -> ApprovalRecord | None:
         pending = conflict.extra.get("pendingId")
@@ -170,6 +191,24 @@ class Approvals:
         if await self.store.settle_approval(question.id, result, at, AuditDraft(
                 "decided", question.id, {"agent": question.agent, **result.to_json()}, at)):
             log.info("approval_ended", approval_id=question.id, reason=why)
+
+    def _edited(self, before: ApprovalRecord, vote: VoteRecord) -> None:
+        """An edit that did not decide: every prompt shows the new arguments."""
+        log.info("approval_edited", approval_id=before.id, voter=vote.voter,
+                 payload_hash=vote.payload_hash)
+        self.broker.emitter.emit("edited", before.id)
+        self.broker.spawn(reshow(self.store, self.broker.outbound, self.broker.open, before,
+                                 shown_name(vote)))
+
+    def observed(self, event: str, question_id: QuestionId) -> None:
+        """Emitter observer (any replica): an edit changed what the question's prompts show."""
+        if event == "edited" and self.broker.open.known(question_id):
+            self.broker.spawn(self._refresh(question_id))
+
+    async def _refresh(self, question_id: QuestionId) -> None:
+        record = await self.store.get_question(question_id)
+        if record is not None and record.pending:
+            self.broker.open.refresh(record)
 
     def changed(self, event: str, question_id: QuestionId) -> None:
         """Emitter listener (this process's changes): an ended backing question settles."""

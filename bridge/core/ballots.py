@@ -11,7 +11,7 @@ import structlog
 
 from bridge.core.quorum import decide
 from bridge.model.approval import arguments_problems
-from bridge.model.canonical import canonical
+from bridge.model.canonical import canonical, payload_hash
 from bridge.model.ids import SurfaceId, UserRef
 from bridge.runtime.people import People
 from bridge.store.approval_records import ApprovalRecord, AuditDraft, VoteOutcome, VoteRecord
@@ -24,6 +24,10 @@ log = structlog.get_logger("askbridge.approvals")
 
 STALE = N_("This decision is for other arguments than the ones waiting for approval (what you "
            "saw is out of date); decide on the approval as it is shown now.")
+EDITED = N_("The arguments of this request were changed by an edit since you saw them; decide "
+            "on the new arguments as they are shown now.")
+EDIT_RECORDED = N_("Your edit is recorded as your approval of the new arguments; every approver "
+                   "is shown them.")
 NOT_APPROVER = N_("Sorry, you are not one of the approvers of this request.")
 FOUR_EYES = N_("This request was made on your behalf, so someone else must approve it.")
 ALREADY = N_("Your decision on this approval was already recorded.")
@@ -55,9 +59,12 @@ class Ballot:
 class Ballots:
     """Checks a ballot against the approval's policy, then has the store count it."""
 
-    def __init__(self, store: Store, people: People) -> None:
+    def __init__(self, store: Store, people: People,
+                 on_edit: Callable[[ApprovalRecord, VoteRecord], None] | None = None) -> None:
         self.store = store
         self.people = people
+        self.on_edit = on_edit
+        """Told of an edit that did not decide: its prompts must show the new arguments."""
 
     def may_vote(self, approval: ApprovalRecord | None, surface: SurfaceId, user: UserRef,
                  authorized: bool) -> bool:
@@ -76,6 +83,8 @@ class Ballots:
             return tr(loc, "Sorry, only the person this question is for can answer it.")
         shown = (ballot.shown_hash or "").lower()
         if shown and (len(shown) < 6 or not approval.payload_hash.startswith(shown)):
+            if approval.arguments is not None:
+                return tr(loc, EDITED)
             return tr(loc, STALE)
         person = self.people.person(ballot.surface, ballot.user)
         if (approval.policy.exclude_requester and ballot.choice != "reject"
@@ -92,8 +101,8 @@ class Ballots:
         return None
 
     def _vote(self, approval: ApprovalRecord, ballot: Ballot) -> VoteRecord:
-        edited = ballot.arguments
-        if edited is not None and canonical(edited) == canonical(approval.request.payload):
+        edited = ballot.arguments if ballot.choice != "reject" else None
+        if edited is not None and canonical(edited) == canonical(approval.current):
             edited = None
         rule: Literal["arguments", "any"] | None = None
         if ballot.choice == "allow":
@@ -101,9 +110,9 @@ class Ballots:
         return VoteRecord(approval.id, self.people.voter(ballot.surface, ballot.user),
                           ballot.surface, ballot.user,
                           "reject" if ballot.choice == "reject" else "approve",
-                          approval.payload_hash, now_ms(),
-                          ballot.reason.strip() if ballot.choice == "reject" else None,
-                          edited if ballot.choice != "reject" else None, rule)
+                          approval.payload_hash if edited is None else payload_hash(edited),
+                          now_ms(), ballot.reason.strip() if ballot.choice == "reject" else None,
+                          edited, rule, approval.payload_hash)
 
     async def cast(self, question: QuestionRecord, ballot: Ballot,
                    conclude: Conclude) -> tuple[str, bool, bool]:
@@ -126,14 +135,20 @@ class Ballots:
         decided = await conclude(commit)
         found = outcome[0] if outcome else "ended"
         log.info("vote_cast", approval_id=approval.id, surface=ballot.surface, outcome=found)
-        return await self._told(approval, ballot, found, decided), found in ("counted",
-                                                                            "decided"), decided
+        if found == "edited" and self.on_edit is not None:
+            self.on_edit(approval, vote)
+        return (await self._told(approval, ballot, found, decided),
+                found in ("counted", "edited", "decided"), decided)
 
     async def _told(self, approval: ApprovalRecord, ballot: Ballot, found: VoteOutcome,
                     decided: bool) -> str:
         loc = ballot.locale
         if found == "already":
             return tr(loc, ALREADY)
+        if found == "stale":
+            return tr(loc, EDITED)
+        if found == "edited":
+            return tr(loc, EDIT_RECORDED)
         if found in ("ended", "lost") or (found == "decided" and not decided):
             return tr(loc, ENDED)
         if found == "decided":
@@ -142,7 +157,9 @@ class Ballots:
             if ballot.choice == "allow":
                 return tr(loc, ALLOWED)
             return tr(loc, APPROVED)
-        have = sum(v.decision == "approve" for v in await self.store.votes(approval.id))
+        now = await self.store.get_approval(approval.id) or approval
+        have = sum(v.decision == "approve" and v.payload_hash == now.payload_hash
+                   for v in await self.store.votes(approval.id))
         return recorded_text(have, approval.policy.needed, loc)
 
 

@@ -21,6 +21,12 @@ class OpenQuestions:
     def remember(self, record: QuestionRecord, surfaces: list[SurfaceId]) -> None:
         self._open[record.id] = (record, frozenset(surfaces))
 
+    def refresh(self, record: QuestionRecord) -> None:
+        """The question changed in the store (an approval's edit): keep the new record."""
+        cached = self._open.get(record.id)
+        if cached is not None:
+            self._open[record.id] = (record, cached[1])
+
     def forget(self, question_id: QuestionId) -> None:
         self._open.pop(question_id, None)
         self._locks.pop(question_id, None)

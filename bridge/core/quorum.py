@@ -27,11 +27,13 @@ def new_rule_id() -> str:
 
 
 def decide(approval: ApprovalRecord, votes: list[VoteRecord]) -> Verdict | None:
-    """The verdict the votes reach, or None while they reach none."""
+    """The verdict the votes reach, or None while they reach none. Only approvals of the
+    arguments waiting now count: an edit replaced the ones earlier approvals were cast on."""
     rejection = next((v for v in votes if v.decision == "reject"), None)
     if rejection is not None:
         return _rejected(approval, rejection)
-    approvals = [v for v in votes if v.decision == "approve"]
+    approvals = [v for v in votes
+                 if v.decision == "approve" and v.payload_hash == approval.payload_hash]
     if len(approvals) < approval.policy.needed:
         return None
     return _approved(approval, approvals)
@@ -52,9 +54,7 @@ def _rejected(approval: ApprovalRecord, vote: VoteRecord) -> Verdict:
 
 
 def _approved(approval: ApprovalRecord, votes: list[VoteRecord]) -> Verdict:
-    edits = [v for v in votes if v.arguments is not None]
-    arguments = edits[-1].arguments if edits else approval.request.payload
-    assert arguments is not None
+    arguments = approval.current
     edited = canonical(arguments) != canonical(approval.request.payload)
     last = votes[-1]
     result = ApprovalResult.approved(arguments, edited, "once",

@@ -46,7 +46,7 @@ APPROVAL_SCHEMAS: dict[str, Any] = {
             ["voter", "surface", "user", "decision", "at"], voter=STRING, surface=STRING,
             user=STRING, decision={"enum": ["approve", "reject"]},
             reason={"type": ["string", "null"]}, edited={"type": "boolean"},
-            rule={"enum": ["arguments", "any", None]}, at=TIME)},
+            rule={"enum": ["arguments", "any", None]}, payloadHash=STRING, at=TIME)},
         surfaces={"type": "array", "items": STRING},
         deliveries={"type": "array", "items": {"$ref": REF + "Delivery"}},
         createdAt=TIME, expiresAt=TIME, decidedAt=NULLABLE_TIME,

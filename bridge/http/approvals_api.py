@@ -9,7 +9,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from bridge.core.approval_reads import approval_view_of, audit_view, rule_view
+from bridge.core.approval_reads import approval_view_of, approval_views, audit_view, rule_view
 from bridge.core.approvals import Approvals
 from bridge.core.audit import verify
 from bridge.core.blocking_ask import approve_and_wait
@@ -110,8 +110,8 @@ def add_approvals(routes: Routes, approvals: Approvals, auth: Auth) -> None:
         agent = auth.agent(request)
         found = await store.approvals_of(AgentName(agent.name), session_key(session),
                                          max(1, min(limit, 1000)))
-        return JSONResponse({"session": session, "approvals": [
-            await approval_view_of(store, a) for a in found]})
+        return JSONResponse({"session": session,
+                             "approvals": await approval_views(store, found)})
 
     @routes.add("GET", "/rules", operation_id="list_rules", summary="This agent's rules in force",
                 responses=responses({200: ("RuleList", "Newest first")}, (401,)))

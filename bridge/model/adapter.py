@@ -59,6 +59,11 @@ class Queries(Protocol):
         (or nobody's)."""
         ...
 
+    async def approval_views(self, ids: Sequence[QuestionId]) -> dict[QuestionId, dict[str, Any]]:
+        """`approval_view` of each of `ids` that is an approval, read together (a timeline
+        page's, in a fixed number of store reads)."""
+        ...
+
     async def rules_view(self) -> list[dict[str, Any]]:
         """Every agent's "Allow for 1 h" rules still in force, as `GET /v1/rules` shows them."""
         ...

@@ -6,6 +6,7 @@ user itself (`telegram/111`)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, Self
 
@@ -137,7 +138,43 @@ def person_problems(people: Sequence[PersonConfig], policies: Sequence[ApprovalP
                      "them or fix the name." for a in policy.approvers if a not in names]
     problems += [f"The agent {agent!r} has owner = {owner!r}, who is not in [[people]]."
                  for agent, owner in owners.items() if owner is not None and owner not in names]
+    for n, policy in enumerate(policies):
+        problems += unmeetable(n, policy, people, owners)
     return problems
+
+
+def unmeetable(n: int, policy: ApprovalPolicy, people: Sequence[PersonConfig],
+               owners: Mapping[str, str | None]) -> list[str]:
+    """A quorum the policy's approvers could never reach for an agent it matches: the agent's
+    owner kept out by four eyes, or approvers with no id anywhere (nobody can vote as them)."""
+    if not policy.approvers:
+        return []
+    named = {p.name: p for p in people}
+    silent = [a for a in policy.approvers if a in named and not _reachable(named[a])]
+    problems = []
+    for agent, owner in owners.items():
+        if policy.agent and agent not in policy.agent:
+            continue
+        barred = owner if policy.exclude_requester and owner in policy.approvers else None
+        able = [a for a in policy.approvers if a != barred and a not in silent]
+        if len(able) >= policy.needed:
+            continue
+        why = []
+        if barred is not None:
+            why.append(f"{barred!r} is the agent's owner and exclude_requester = true keeps "
+                       "them from approving")
+        if silent:
+            why.append(f"{', '.join(map(repr, silent))} have no id on any platform")
+        problems.append(
+            f"approvals[{n}] can never be met for the agent {agent!r}: required = "
+            f"{json.dumps(policy.required)} needs {policy.needed} approvals but only {len(able)} of its "
+            f"approvers may approve ({'; '.join(why)}). Require fewer, add approvers, give "
+            "them ids" + (", or set exclude_requester = false." if barred else "."))
+    return problems
+
+
+def _reachable(person: PersonConfig) -> bool:
+    return person.web or any(getattr(person, key) for key in PLATFORM_KEYS)
 
 
 class People:
@@ -162,6 +199,19 @@ class People:
         if platform == "email":
             return self._ids.get(("email", user.strip().lower()))
         return self._ids.get((platform, user))
+
+    def reaches(self, name: str, surface: str) -> bool:
+        """Whether the person has an id `surface` can show a prompt to and take a vote from."""
+        person = self.by_name.get(name)
+        if person is None:
+            return False
+        platform, _, target = surface.partition(":")
+        if platform == "web":
+            return person.web
+        if platform == "webhook":
+            channel = target.partition(":")[0]
+            return any(w.partition(":")[0] == channel for w in person.webhook)
+        return platform in PLATFORM_KEYS and bool(getattr(person, platform))
 
     def voter(self, surface: str, user: str) -> str:
         """The key a vote counts under: the person, else the platform user."""

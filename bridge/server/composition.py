@@ -144,6 +144,7 @@ def compose(store: Store, adapters: Mapping[str, Adapter], agents: Sequence[Agen
     reads.links = CardLinks(store, base_url)
     approvals = Approvals(store, broker, People(people), policies)
     emitter.listeners.append(approvals.changed)
+    emitter.observers.append(approvals.observed)
     answering = Answering(store, open_questions, surfaces, broker.resolve, approvals.vote,
                           approvals.approver)
     receiver = Receiver(answering, NativeTaps(answering, reads), reach.in_flight,

@@ -42,6 +42,14 @@ class ApprovalStore(Protocol):
         """A session's approvals, newest first."""
         ...
 
+    async def approvals_for(self, ids: Sequence[QuestionId]) -> dict[QuestionId, ApprovalRecord]:
+        """The approvals among `ids`, read together (a timeline page's)."""
+        ...
+
+    async def votes_for(self, ids: Sequence[QuestionId]) -> dict[QuestionId, list[VoteRecord]]:
+        """Each approval's votes (in the order cast), read together."""
+        ...
+
     async def votes(self, approval_id: QuestionId) -> list[VoteRecord]: ...
 
     async def cast_vote(self, vote: VoteRecord, audit: AuditDraft,

@@ -21,23 +21,18 @@ from bridge.store.approval_records import (
     VoteOutcome,
     VoteRecord,
 )
+from bridge.store.approval_votes import RULE_COLUMNS, Lost, edit_payload, write_verdict
 from bridge.store.audit_queries import AuditQueries
 from bridge.store.records import PendingConflict, QuestionRecord, TimerRecord
 from bridge.store.rows import parse_approval
 from bridge.store.writes import Executor, run
 
 APPROVAL_COLUMNS = ("id, agent, session, request, payload_hash, policy, status, result, "
-                    "created_at, expires_at, decided_at")
+                    "created_at, expires_at, decided_at, arguments")
 VOTE_COLUMNS = ("approval_id, voter, surface, user_ref, decision, reason, arguments, "
                 "payload_hash, rule, at")
-RULE_COLUMNS = ("id, agent, tool, payload_hash, created_at, expires_at, created_by, "
-                "approval_id, revoked_at")
 Decide = Callable[[ApprovalRecord, list[VoteRecord]], Verdict | None]
 """The core's quorum: given the approval and every vote so far, the verdict or None."""
-
-
-class _Lost(Exception):
-    """The backing question ended in the same moment: the vote's transaction is undone."""
 
 
 class _Backend(Protocol):
@@ -57,12 +52,13 @@ class _Backend(Protocol):
 
 def row_to_approval(row: Sequence[Any]) -> ApprovalRecord:
     (aid, agent, session, request, payload_hash, policy, status, result, created_at, expires_at,
-     decided_at) = tuple(row)
+     decided_at, arguments) = tuple(row)
     return ApprovalRecord(
         QuestionId(aid), AgentName(agent), SessionKey(session), parse_approval(request),
         payload_hash, Policy.from_json(json.loads(policy)), status, int(created_at),
         int(expires_at), ApprovalResult.model_validate_json(result) if result else None,
-        int(decided_at) if decided_at is not None else None)
+        int(decided_at) if decided_at is not None else None,
+        json.loads(arguments) if arguments else None)
 
 
 def row_to_vote(row: Sequence[Any]) -> VoteRecord:
@@ -79,15 +75,20 @@ def row_to_rule(row: Sequence[Any]) -> RuleRecord:
                       int(revoked_at) if revoked_at is not None else None)
 
 
+def _chunks(ids: Sequence[QuestionId]) -> list[tuple[QuestionId, ...]]:
+    """Under every SQLite's limit on bound variables."""
+    return [tuple(ids[i:i + 500]) for i in range(0, len(ids), 500)]
+
+
 def _approval_args(a: ApprovalRecord) -> tuple[Any, ...]:
     return (a.id, a.agent, a.session, a.request.model_dump_json(by_alias=True, exclude_none=True),
             a.payload_hash, json.dumps(a.policy.to_json()), a.status,
             json.dumps(a.result.to_json()) if a.result else None, a.created_at, a.expires_at,
-            a.decided_at)
+            a.decided_at, json.dumps(a.arguments) if a.arguments is not None else None)
 
 
 INSERT_APPROVAL = (f"INSERT INTO approvals ({APPROVAL_COLUMNS}) "
-                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 
 
 class ApprovalQueries(AuditQueries):
@@ -139,6 +140,28 @@ class ApprovalQueries(AuditQueries):
             "ORDER BY created_at DESC, id DESC LIMIT ?", (agent, session, limit))
         return [row_to_approval(r) for r in rows]
 
+    async def approvals_for(self: _Backend, ids: Sequence[QuestionId],
+                            ) -> dict[QuestionId, ApprovalRecord]:
+        """The approvals among `ids` (a page of a timeline), in one read per 500."""
+        found: dict[QuestionId, ApprovalRecord] = {}
+        for chunk in _chunks(ids):
+            rows = await self._rows(f"SELECT {APPROVAL_COLUMNS} FROM approvals WHERE id IN "
+                                    f"({', '.join('?' * len(chunk))})", chunk)
+            found.update((a.id, a) for a in map(row_to_approval, rows))
+        return found
+
+    async def votes_for(self: _Backend, ids: Sequence[QuestionId],
+                        ) -> dict[QuestionId, list[VoteRecord]]:
+        """The votes of each of `ids`, in one read per 500."""
+        found: dict[QuestionId, list[VoteRecord]] = {i: [] for i in ids}
+        for chunk in _chunks(ids):
+            rows = await self._rows(f"SELECT {VOTE_COLUMNS} FROM approval_votes WHERE "
+                                    f"approval_id IN ({', '.join('?' * len(chunk))}) "
+                                    "ORDER BY approval_id, at, voter", chunk)
+            for vote in map(row_to_vote, rows):
+                found[vote.approval_id].append(vote)
+        return found
+
     async def votes(self: _Backend, approval_id: QuestionId) -> list[VoteRecord]:
         rows = await self._rows(f"SELECT {VOTE_COLUMNS} FROM approval_votes WHERE approval_id = ? "
                                 "ORDER BY at, voter", (approval_id,))
@@ -152,7 +175,7 @@ class ApprovalQueries(AuditQueries):
         try:
             async with self._tx() as db:
                 return await _vote(self, db, vote, audit, decide)
-        except _Lost:
+        except Lost:
             return "lost", None
 
     async def settle_approval(self: _Backend, approval_id: QuestionId, result: ApprovalResult,
@@ -226,34 +249,32 @@ async def _vote(store: _Backend, db: Executor, vote: VoteRecord, audit: AuditDra
     backing = await db.rows("SELECT status FROM questions WHERE id = ?", (vote.approval_id,))
     if backing and backing[0][0] != "pending":
         return "ended", None
+    if (vote.base_hash or vote.payload_hash) != approval.payload_hash:
+        return "stale", None
+    # A vote on earlier arguments (before an edit) no longer counts: this one replaces it.
     added = await db.execute(
         f"INSERT INTO approval_votes ({VOTE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-        "ON CONFLICT (approval_id, voter) DO NOTHING",
+        "ON CONFLICT (approval_id, voter) DO UPDATE SET surface = excluded.surface, "
+        "user_ref = excluded.user_ref, decision = excluded.decision, reason = excluded.reason, "
+        "arguments = excluded.arguments, payload_hash = excluded.payload_hash, "
+        "rule = excluded.rule, at = excluded.at "
+        "WHERE approval_votes.payload_hash <> excluded.payload_hash",
         (vote.approval_id, vote.voter, vote.surface, vote.user, vote.decision, vote.reason,
          json.dumps(vote.arguments) if vote.arguments is not None else None, vote.payload_hash,
          vote.rule, vote.at))
     if not added:
         return "already", None
     await store.append_audit(db, audit)
+    edited = vote.payload_hash != approval.payload_hash
+    if edited:
+        approval = await edit_payload(store, db, approval, vote)
     votes = [row_to_vote(r) for r in await db.rows(
         f"SELECT {VOTE_COLUMNS} FROM approval_votes WHERE approval_id = ? ORDER BY at, voter",
         (vote.approval_id,))]
     verdict = decide(approval, votes)
     if verdict is None:
-        return "counted", None
-    if verdict.resolution is not None and backing:
-        if not await run(db, writes.resolve(approval.id, verdict.resolution).first):
-            raise _Lost
-    await db.execute("UPDATE approvals SET status = ?, result = ?, decided_at = ? WHERE id = ?",
-                     (verdict.result.status, json.dumps(verdict.result.to_json()), vote.at,
-                      approval.id))
-    if verdict.rule is not None:
-        r = verdict.rule
-        await db.execute(f"INSERT INTO approval_rules ({RULE_COLUMNS}) "
-                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                         (r.id, r.agent, r.tool, r.payload_hash, r.created_at, r.expires_at,
-                          r.created_by, r.approval_id, None))
-    for draft in verdict.audits:
-        await store.append_audit(db, draft)
-    await store._notify(db, "resolved", approval.id)
+        if edited:
+            await store._notify(db, "edited", approval.id)
+        return "edited" if edited else "counted", None
+    await write_verdict(store, db, approval, verdict, vote.at, bool(backing))
     return "decided", verdict

@@ -12,7 +12,7 @@ from bridge.store.records import Resolution
 
 GENESIS = "0" * 64
 """The `prev` of the first audit entry ever written."""
-AuditKind = Literal["requested", "voted", "decided", "rule_created", "rule_revoked"]
+AuditKind = Literal["requested", "voted", "edited", "decided", "rule_created", "rule_revoked"]
 VoteDecision = Literal["approve", "reject"]
 
 
@@ -50,10 +50,17 @@ class ApprovalRecord:
     expires_at: int
     result: ApprovalResult | None = None
     decided_at: int | None = None
+    arguments: dict[str, Any] | None = None
+    """The arguments an edit proposed (`payload_hash` is theirs); None: as asked."""
 
     @property
     def pending(self) -> bool:
         return self.status == "pending"
+
+    @property
+    def current(self) -> dict[str, Any]:
+        """The arguments waiting for approval now: the last edit's, else the request's."""
+        return dict(self.arguments) if self.arguments is not None else self.request.payload
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +80,9 @@ class VoteRecord:
     """The person's edit, when they changed the arguments."""
     rule: Literal["arguments", "any"] | None = None
     """An approval that also allows the same (`arguments`) or any call for an hour."""
+    base_hash: str = ""
+    """Not stored: the payload the voter saw, when an edit made `payload_hash` another; the
+    store refuses the vote as `stale` unless it is still the approval's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +147,9 @@ class Verdict:
     """`decided`, and `rule_created` with a rule."""
 
 
-VoteOutcome = Literal["counted", "decided", "already", "ended", "lost"]
-"""`counted`: recorded, not decided yet; `decided`: this vote decided it; `already`: this
-person had voted; `ended`: the approval was no longer pending; `lost`: its backing question
-ended (expired, cancelled) in the same moment."""
+VoteOutcome = Literal["counted", "edited", "decided", "already", "stale", "ended", "lost"]
+"""`counted`: recorded, not decided yet; `edited`: an edit recorded, not decided yet (the
+prompts must show its arguments); `decided`: this vote decided it; `already`: this person had
+voted on these arguments; `stale`: the vote was for arguments an edit has since replaced;
+`ended`: the approval was no longer pending; `lost`: its backing question ended (expired,
+cancelled) in the same moment."""

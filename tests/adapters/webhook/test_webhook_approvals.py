@@ -11,9 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from structlog.testing import capture_logs
 
 from bridge import SIGNATURE_HEADER, sign
 from bridge.core.audit import verify
+from bridge.model.canonical import payload_hash
+from bridge.model.ids import QuestionId, SurfaceId, UserRef
+from bridge.model.inbound import ApprovalDecided
 from tests.fakes.gateway import Gateway, gateway
 from tests.harness import AGENT_TOKEN, WEBHOOK_SECRET, Running, make_config, running, until
 
@@ -201,3 +205,73 @@ async def asked_once(http: httpx.AsyncClient, gw: Gateway) -> asyncio.Task[httpx
     call = asyncio.create_task(http.post("/v1/sessions/main/approve", json=DEPLOY, headers=AUTH))
     await until(lambda: approvals(gw) or call.done())
     return call
+
+
+EDITED = {**DEPLOY["arguments"], "replicas": 1}
+
+
+async def test_an_edit_under_quorum_needs_approvals_of_the_new_arguments(tmp_path: Path) -> None:
+    policy = {"tool": "deploy", "approvers": ["ana", "budi", "cita"], "required": 2}
+    async with bridge(tmp_path, people=PEOPLE, approvals=[policy]) as (r, gw, http):
+        call = await asked(http, gw)
+        old = approvals(gw)[0]["text"].split("Payload: #")[1][:12]
+        approval_id = QuestionId(approvals(gw)[0]["questionId"])
+        assert (await reply(http, "approve"))["accepted"] is True  # ana, the original
+        told = await r.bridge.receiver.approval_decided(ApprovalDecided(
+            SurfaceId("webhook:sms:+100"), UserRef("+101"), approval_id, "approve", True,
+            arguments=EDITED, payload_hash=old))
+        assert told.accepted and "new arguments" in (told.text or "")
+        assert not call.done()  # ana approved other arguments: 1 of 2 on budi's
+        new = payload_hash(EDITED)[:12]
+        await until(lambda: len(approvals(gw)) >= 4)  # shown again on both conversations
+        again = approvals(gw)[2:]
+        assert all(f"Payload: #{new}" in p["text"] and '"replicas": 1' in p["text"]
+                   for p in again)
+        assert statuses(gw) == ["Approval: Edited by budi: decide on the new arguments in the "
+                                "next message."] * 2
+        record = (await http.get(f"/v1/approvals/{approval_id}", headers=AUTH)).json()
+        assert record["request"]["arguments"] == EDITED and record["payloadHash"][:12] == new
+        stale = await reply(http, f"approve #{old}", sender="+103")
+        assert stale["accepted"] is False and "changed by an edit" in stale["reply"]
+        assert not call.done()
+        assert (await reply(http, f"approve #{new}", sender="+103"))["reply"] == "Approved."
+        result = (await call).json()
+        assert result["status"] == "approved" and result["arguments"] == EDITED
+        assert result["edited"] is True
+        assert [d["user"] for d in result["decidedBy"]] == ["+101", "+103"]
+        entries = await r.bridge.store.audit_entries()
+        edits = [e for e in entries if e.kind == "edited"]
+        assert len(edits) == 1 and edits[0].data["by"] == "budi"
+        assert edits[0].data["arguments"] == EDITED
+        assert (await verify(r.bridge.store)).ok
+
+
+async def test_a_single_approver_still_approves_by_editing(tmp_path: Path) -> None:
+    async with bridge(tmp_path) as (r, gw, http):
+        call = await asked(http, gw)
+        approval_id = QuestionId(approvals(gw)[0]["questionId"])
+        told = await r.bridge.receiver.approval_decided(ApprovalDecided(
+            SurfaceId("webhook:sms:+100"), UserRef("+100"), approval_id, "approve", True,
+            arguments=EDITED))
+        assert told.accepted and told.text == "Approved."
+        result = (await call).json()
+        assert result["arguments"] == EDITED and result["edited"] is True
+        assert len(approvals(gw)) == 2  # decided at once: nothing shown again
+
+
+async def test_an_approval_no_approver_can_reach_is_warned_about(tmp_path: Path) -> None:
+    people = [*PEOPLE, {"name": "dewi", "telegram": 5}]
+    policies = [{"tool": "deploy", "approvers": ["dewi"]}, {"approvers": ["budi"]}]
+    async with bridge(tmp_path, people=people, approvals=policies) as (_, gw, http):
+        with capture_logs() as said:
+            call = await asked(http, gw)
+        warned = [e for e in said if e["event"] == "approval_unreachable"]
+        assert len(warned) == 1 and warned[0]["approvers"] == ["dewi"]
+        assert warned[0]["log_level"] == "warning"
+        await http.post(f"/v1/approvals/{approvals(gw)[0]['questionId']}/cancel", headers=AUTH)
+        await call
+        with capture_logs() as said:
+            call = await asked(http, gw, {**DEPLOY, "tool": "restart"})  # budi: on sms
+        assert not [e for e in said if e["event"] == "approval_unreachable"]
+        await http.post(f"/v1/approvals/{approvals(gw)[-1]['questionId']}/cancel", headers=AUTH)
+        await call

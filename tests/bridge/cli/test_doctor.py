@@ -82,3 +82,24 @@ async def test_webhook_channel_typo_is_named_plainly(
                              capsys)
     assert code == 1 and 'sms.urll: unknown key "urll"; did you mean "url"?' in out
     assert "Extra inputs" not in out
+
+
+async def test_a_quorum_that_can_never_be_met_is_named(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    people = ('[[people]]\nname = "ana"\ntelegram = 1\n[[people]]\nname = "budi"\ntelegram = 2\n'
+              '[[people]]\nname = "cita"\n')
+    owned = AGENT + 'owner = "ana"\n'
+    code, out = await doctor(tmp_path, owned + people + '[[approvals]]\napprovers = ["ana", '
+                             '"budi"]\nrequired = "all"\nexclude_requester = true\n', capsys)
+    assert code == 1
+    assert ("approvals[0] can never be met for the agent 'a': required = \"all\" needs 2 "
+            "approvals but only 1 of its approvers may approve ('ana' is the agent's owner and "
+            "exclude_requester = true keeps them from approving). Require fewer, add approvers, "
+            "give them ids, or set exclude_requester = false.") in out, out
+    code, out = await doctor(tmp_path, owned + people + '[[approvals]]\napprovers = ["budi", '
+                             '"cita"]\nrequired = 2\n', capsys)
+    assert code == 1 and "'cita' have no id on any platform" in out, out
+    code, out = await doctor(tmp_path, owned + people + '[[approvals]]\nagent = "other"\n'
+                             'approvers = ["ana", "budi"]\nrequired = "all"\n'
+                             'exclude_requester = true\n', capsys)
+    assert "can never be met" not in out  # the policy matches no agent this owner acts for

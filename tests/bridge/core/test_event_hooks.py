@@ -11,7 +11,7 @@ from bridge import SIGNATURE_HEADER
 from bridge.core.event_hooks import EventHooks
 from bridge.runtime.config import parse_config
 from bridge.store import SqliteStore
-from tests.bridge.support import reach_config, reply
+from tests.bridge.support import reach_config, reply, sent
 from tests.fakes.gateway import gateway
 from tests.harness import WEBHOOK_SECRET, running, until
 from tests.samples import ask
@@ -92,3 +92,50 @@ async def test_event_hooks_stop_even_when_an_event_was_queued_in_the_same_turn(
         assert hooks._runner is not None and hooks._runner.done()
     finally:
         await store.close()
+
+
+async def test_an_approval_escalates_with_its_own_event_and_the_tier_may_decide(
+        tmp_path: Path) -> None:
+    from aiohttp import web
+
+    from tests.harness import AGENT_TOKEN, base_env
+
+    seen: list[dict[str, Any]] = []
+
+    async def receive(request: web.Request) -> web.Response:
+        seen.append(json.loads(await request.read()))
+        return web.Response(status=204)
+
+    app = web.Application()
+    app.router.add_post("/hook", receive)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    port = runner.addresses[0][1]
+    try:
+        async with gateway(WEBHOOK_SECRET) as gw:
+            raw = reach_config(tmp_path, gw.url, escalation=[
+                {"after": 1, "surfaces": ["webhook:sms:+200"]}]).model_dump()
+            raw["events"] = [{"url": f"http://127.0.0.1:{port}/hook", "secret_env": "EV_SECRET",
+                              "types": ["approval.created", "approval.escalated",
+                                        "approval.decided", "question.escalated"]}]
+            config = parse_config({k: v for k, v in raw.items() if k not in ("server", "web")})
+            async with running(config, {**base_env(), "EV_SECRET": "s"}) as r, r.http() as http:
+                call = asyncio.create_task(http.post(
+                    "/v1/sessions/main/approve", headers={"Authorization": f"Bearer {AGENT_TOKEN}"},
+                    json={"action": "Restart web", "tool": "restart", "timeoutSeconds": 60}))
+                tier = (await until(lambda: sent(gw, "approval", "+200")))[0]
+                assert "Restart web" in tier["text"]
+                await until(lambda: "approval.escalated" in {e["type"] for e in seen})
+                assert (await reply(http, "+200", "approve"))["accepted"] is True
+                result = (await asyncio.wait_for(call, 10)).json()
+                assert result["status"] == "approved"
+                await until(lambda: "approval.decided" in {e["type"] for e in seen})
+        types = [e["type"] for e in seen]
+        assert types == ["approval.created", "approval.escalated", "approval.decided"], types
+        escalated = seen[1]["approval"]
+        assert escalated["id"] == tier["questionId"] and escalated["status"] == "pending"
+        assert {d["surface"]: d["tier"] for d in escalated["deliveries"]}.get(
+            "webhook:sms:+200") == 1
+    finally:
+        await runner.cleanup()

@@ -3,11 +3,15 @@ approvals), the 202 path with long-poll and cancel, rich decisions (edits), rule
 
 from __future__ import annotations
 
+from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from bridge import ApprovalDecided, QuestionId, SurfaceId, UserRef
 from tests.harness import AGENT_TOKEN, SUB_TOKEN, make_config, running, until
+from tests.pg import scratch_database, server_url
 from tests.samples import DEPLOY
 
 AUTH = {"Authorization": f"Bearer {AGENT_TOKEN}"}
@@ -178,3 +182,36 @@ async def test_an_agent_exports_its_own_audit_entries_and_verifies_the_whole_cha
         assert [e["approvalId"] for e in other] == [theirs["id"]]
         report = (await http.get("/v1/audit/verify", headers=AUTH)).json()
         assert report["ok"] is True and report["entries"] == 3
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+async def test_a_timeline_page_reads_its_approvals_in_a_fixed_number_of_reads(
+        tmp_path: Path, backend: str) -> None:
+    async with AsyncExitStack() as stack:
+        store: dict[str, Any] = {}
+        if backend == "postgres":
+            if server_url() is None:
+                pytest.skip("ASKBRIDGE_TEST_POSTGRES_URL=off")
+            store = {"url": await stack.enter_async_context(scratch_database())}
+        r = await stack.enter_async_context(running(make_config(tmp_path, store=store)))
+        http = await stack.enter_async_context(r.http())
+        ids = []
+        for n in range(25):
+            body = {**ACTION, "arguments": {"db": "staging" if n % 2 else "dev"}}
+            created = await http.post("/v1/sessions/main/approvals", json=body, headers=AUTH)
+            ids.append(QuestionId(created.json()["id"]))
+            await http.post(f"/v1/approvals/{ids[-1]}/cancel", headers=AUTH)
+        reads: list[str] = []
+        real = r.bridge.store._rows  # type: ignore[attr-defined]
+
+        async def counted(sql: str, args: Any = ()) -> Any:
+            reads.append(sql)
+            return await real(sql, args)
+
+        r.bridge.store._rows = counted  # type: ignore[attr-defined]
+        page = (await http.get("/v1/sessions/main/approvals", headers=AUTH)).json()
+        assert len(page["approvals"]) == 25 and len(reads) <= 4, reads
+        reads.clear()
+        views = await r.bridge.reads.approval_views(ids)
+        assert len(views) == 25 and len(reads) <= 4, reads
+        assert all(v["status"] == "no_answer" for v in views.values())

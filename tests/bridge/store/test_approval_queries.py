@@ -4,6 +4,7 @@ votes counted once per voter and decided exactly once, rules, and the audit chai
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from bridge.core.audit import verify
 from bridge.core.quorum import decide
 from bridge.model.approval import ApprovalResult, parse_approval_request
+from bridge.model.canonical import payload_hash
 from bridge.model.contract import AskRequest
 from bridge.model.ids import AgentName, QuestionId, SessionKey, SurfaceId, UserRef
 from bridge.store import PendingConflict, QuestionRecord, Store, now_ms
@@ -151,4 +153,29 @@ async def test_an_entry_holding_a_float_beyond_2_to_the_53_verifies(store: Store
         draft = AuditDraft("requested", QuestionId("q_i1"),
                            {"arguments": {"n": 5.436547873811979e16}}, now_ms())
         await store.append_audit(db, draft)  # type: ignore[attr-defined]
+    assert (await verify(store)).ok
+
+
+async def test_an_edit_moves_the_approval_to_its_arguments(store: Store) -> None:
+    await asked(store, "q_e1", needed=2)
+    old = REQUEST.payload_hash
+    assert (await store.cast_vote(vote("q_e1", "ana"), voted("q_e1"), decide))[0] == "counted"
+    edited = {"env": "staging"}
+    new = payload_hash(edited)
+    edit = replace(vote("q_e1", "budi"), payload_hash=new, arguments=edited, base_hash=old)
+    assert (await store.cast_vote(edit, voted("q_e1"), decide))[0] == "edited"
+    approval = await store.get_approval(QuestionId("q_e1"))
+    assert approval is not None and approval.payload_hash == new and approval.current == edited
+    assert approval.request == REQUEST  # what was asked stays as asked
+    question = await store.get_question(QuestionId("q_e1"))
+    assert question is not None and question.approval is not None
+    assert question.approval.arguments == edited  # what every prompt shows now
+    assert (await store.cast_vote(vote("q_e1", "cita"), voted("q_e1"), decide))[0] == "stale"
+    again = replace(vote("q_e1", "ana"), payload_hash=new)  # ana approves the new ones
+    outcome, verdict = await store.cast_vote(again, voted("q_e1"), decide)
+    assert outcome == "decided" and verdict is not None
+    assert verdict.result.arguments == edited and verdict.result.edited is True
+    assert [d.user for d in verdict.result.decided_by or []] == ["budi", "ana"]
+    kinds = [e.kind for e in await store.audit_entries()]
+    assert kinds == ["requested", "voted", "voted", "edited", "voted", "decided"]
     assert (await verify(store)).ok

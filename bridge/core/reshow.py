@@ -1,0 +1,60 @@
+"""An edit under quorum proposes new arguments: every prompt of the approval is shown again with
+them (and their fingerprint), and the prompt showing the old ones is edited to say so, so that
+no approver decides on arguments that are no longer the ones waiting."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+
+import structlog
+
+from bridge.core.open_questions import OpenQuestions
+from bridge.core.outbound import Outbound
+from bridge.model.ids import MessageRef, QuestionId
+from bridge.model.prompt import Delivery, Finalization
+from bridge.runtime.pace import Priority
+from bridge.store.approval_records import ApprovalRecord
+from bridge.store.protocol import Store
+from bridge.store.records import DeliveryRecord, QuestionRecord
+from bridge.text.i18n import N_, tr
+
+log = structlog.get_logger("askbridge.approvals")
+
+EDITED_BY = N_("Edited by {name}: decide on the new arguments in the next message.")
+
+
+async def reshow(store: Store, outbound: Outbound, open_questions: OpenQuestions,
+                 before: ApprovalRecord, by: str) -> None:
+    """Show the approval's prompts again with its arguments as they are now."""
+    record = await store.get_question(QuestionId(before.id))
+    if record is None or not record.pending or record.approval is None:
+        return
+    open_questions.refresh(record)
+    was = before.arguments if before.arguments is not None else before.request.arguments
+    old = replace(record, approval=record.approval.model_copy(update={"arguments": was}))
+    live = [d for d in await store.deliveries(record.id)
+            if d.state == "delivered" and not d.finalized]
+    shown = await asyncio.gather(*(_again(outbound, old, record, d, by) for d in live))
+    log.info("approval_reshown", approval_id=record.id, surfaces=sum(shown))
+
+
+async def _again(outbound: Outbound, old: QuestionRecord, record: QuestionRecord,
+                 delivery: DeliveryRecord, by: str) -> bool:
+    adapter = outbound.surfaces.adapter_for(delivery.surface)
+    if adapter is None:
+        return False
+    if delivery.message_ref is not None:
+        locale = outbound.surfaces.locale_for(record.agent, delivery.surface)
+        final = Finalization(kind="answered",
+                             status_line=tr(locale, EDITED_BY, name=by),
+                             prompt=outbound.surfaces.prompt(old, delivery.surface))
+        target = Delivery(record.id, delivery.surface, MessageRef(delivery.message_ref))
+        try:
+            async with (outbound.turn(delivery.surface, Priority.EDIT),
+                        asyncio.timeout(outbound.timeouts.finalize)):
+                await adapter.finalize(target, final)
+        except Exception as exc:  # the new prompt below still goes out
+            log.warning("edit_notice_failed", question_id=record.id, surface=delivery.surface,
+                        error=type(exc).__name__)
+    return await outbound.deliver_to(record, delivery.surface, resend=True)
