@@ -6,18 +6,14 @@ still counts after a restart."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import structlog
 from telegram import CallbackQuery
 from telegram.error import BadRequest, Forbidden
 
 from adapters.telegram import approval, inbound
+from adapters.telegram.host import Host
 from adapters.telegram.ids import Callback
 from bridge import DeliveryError, InboundReply, Priority, Prompt, UserRef, caption, tr
-
-if TYPE_CHECKING:
-    from adapters.telegram.taps import Host
 
 log = structlog.get_logger("askbridge.telegram")
 

@@ -3,24 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
 
 import structlog
-from telegram import Bot, CallbackQuery, ForceReply, Update
+from telegram import CallbackQuery, ForceReply, Update
 from telegram.error import BadRequest
 from telegram.ext import ContextTypes
 
 from adapters.telegram import approval, inbound, native, render
 from adapters.telegram.approval_taps import ApprovalTaps
-from adapters.telegram.bindings import Bindings
-from adapters.telegram.calls import Caller, api
-from adapters.telegram.config import TelegramConfig
+from adapters.telegram.calls import api
+from adapters.telegram.host import Host
 from adapters.telegram.ids import callback_of
 from bridge import (
     AnswerSubmitted,
     ButtonPressed,
     InboundReply,
-    InboundSink,
     Priority,
     Prompt,
     Queries,
@@ -33,21 +30,6 @@ from bridge import (
 
 log = structlog.get_logger("askbridge.telegram")
 Key = tuple[int | str, int]
-
-
-class Host(Protocol):
-    """What taps use of the adapter that owns them (the adapter is one; nothing else is)."""
-
-    config: TelegramConfig
-    call: Caller
-    sink: InboundSink | None
-    queries: Queries | None
-    bindings: Bindings
-
-    @property
-    def locale(self) -> str: ...
-
-    def bot(self) -> Bot: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,8 +11,15 @@ import secrets
 from typing import Any
 from urllib.parse import quote
 
-from tests.adapters.matrix.support import POLL_START, Mx, delivered, make_room, seen
-from tests.adapters.matrix.test_matrix_approvals import _request, _result
+from tests.adapters.matrix.support import (
+    POLL_START,
+    Mx,
+    approval_result,
+    delivered,
+    make_room,
+    request_approval,
+    seen,
+)
 from tests.harness import AGENT_TOKEN, Running, running
 
 NEED_REASON = 'Say why: reply "reject <reason>".'
@@ -35,7 +42,7 @@ async def _status(r: Running, approval_id: str) -> str:
 async def test_a_plain_reply_to_the_reason_request_after_a_reject_vote_is_the_reason(
         mx: Mx) -> None:
     async with running(mx.config(), mx.env) as r:
-        approval_id = await _request(r)
+        approval_id = await request_approval(r)
         await delivered(r, approval_id)
         _, polls = await mx.prompt_events(approval_id)
         answers = polls[0]["content"][POLL_START]["answers"]
@@ -43,13 +50,13 @@ async def test_a_plain_reply_to_the_reason_request_after_a_reject_vote_is_the_re
         asked = (await seen(lambda: _notices(mx, mx.room, vote)))[0]
         assert asked["content"]["body"] == NEED_REASON
         await mx.person.say(mx.room, "not on a Friday", reply_to=asked["event_id"])
-        result = await _result(r, approval_id)
+        result = await approval_result(r, approval_id)
         assert result["status"] == "rejected" and result["reason"] == "not on a Friday"
 
 
 async def test_reject_alone_then_a_reply_to_the_request_gives_the_reason(mx: Mx) -> None:
     async with running(mx.config(), mx.env) as r:
-        approval_id = await _request(r)
+        approval_id = await request_approval(r)
         await delivered(r, approval_id)
         text, _ = await mx.prompt_events(approval_id)
         said = await mx.person.say(mx.room, "tolak", reply_to=text["event_id"])
@@ -58,7 +65,7 @@ async def test_reject_alone_then_a_reply_to_the_request_gives_the_reason(mx: Mx)
         # a stranger's reply to the request decides nothing
         await mx.stranger.say(mx.room, "whatever", reply_to=asked["event_id"])
         await mx.person.say(mx.room, "the freeze is on", reply_to=asked["event_id"])
-        result = await _result(r, approval_id)
+        result = await approval_result(r, approval_id)
         assert result["status"] == "rejected" and result["reason"] == "the freeze is on"
         assert result["decidedBy"] == [{"surface": mx.surface, "user": mx.person.id}]
 
@@ -86,7 +93,7 @@ async def _link_in(mx: Mx, r: Running, room: str) -> tuple[str, str, str]:
 
 async def test_edit_in_a_shared_room_sends_the_link_to_a_direct_chat_only(mx: Mx) -> None:
     async with running(mx.config(), mx.env) as r:
-        approval_id = await _request(r)
+        approval_id = await request_approval(r)
         await delivered(r, approval_id)
         text, _ = await mx.prompt_events(approval_id)
         before = set(await _invited_to(mx))
@@ -111,7 +118,7 @@ async def test_edit_in_a_room_of_two_answers_with_the_senders_signed_link(mx: Mx
     room = await make_room(mx.person, mx.bot)
     surface = f"matrix:{room}"
     async with running(mx.config(surfaces=[surface]), mx.env) as r:
-        approval_id = await _request(r)
+        approval_id = await request_approval(r)
         await delivered(r, approval_id)
         said = await mx.person.say(room, "edit")
         await seen(lambda: _notices(mx, room, said))
