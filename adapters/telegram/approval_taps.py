@@ -83,11 +83,12 @@ class ApprovalTaps:
             await self.adapter.call.send(self.adapter.bot(), user_id, None, [message],
                                          Priority.PROMPT)
         except (DeliveryError, BadRequest) as exc:
-            if not isinstance(exc, BadRequest) and not isinstance(exc.__cause__, Forbidden):
-                raise
-            log.info("telegram_edit_link_refused", surface=where.surface)
+            refused = isinstance(exc, BadRequest) or isinstance(exc.__cause__, Forbidden)
+            log.info("telegram_edit_link_failed", surface=where.surface, refused=refused)
             await query.answer(tr(locale, "I cannot write to you privately yet: open a private "
-                                  "chat with me and press Start, then press Edit again."),
+                                  "chat with me and press Start, then press Edit again.")
+                               if refused else tr(locale, "Telegram did not take the edit link; "
+                                                  "press Edit again in a moment."),
                                show_alert=True)
             return
         await query.answer(tr(locale, "I sent you the edit link in our private chat."))

@@ -81,6 +81,11 @@ async def test_edit_in_a_group_sends_the_link_privately_never_to_the_group(
         fake.fail("sendMessage", 403, "Forbidden: bot can't initiate conversation with a user")
         answer = await _press(fake, group, "Edit")
         assert answer["show_alert"] and "open a private chat with me" in answer["text"]
+        # Telegram is away: the press still gets its answer, and nothing goes to the group
+        fake.fail("sendMessage", 500, "Internal Server Error", times=10)
+        answer = await _press(fake, group, "Edit")
+        assert answer["show_alert"] and "press Edit again in a moment" in answer["text"]
+        fake.failures.clear()
         assert not _url_buttons(fake, group), "a person's link is never posted in the group"
         assert len(_url_buttons(fake, OWNER["id"])) == 1
 
