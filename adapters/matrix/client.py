@@ -16,8 +16,12 @@ from nio import (
     AsyncClient,
     AsyncClientConfig,
     ErrorResponse,
+    JoinedMembersResponse,
     JoinResponse,
+    RoomCreateResponse,
     RoomGetEventResponse,
+    RoomGetStateEventResponse,
+    RoomPreset,
     RoomSendResponse,
     SyncResponse,
     WhoamiResponse,
@@ -97,6 +101,37 @@ class MatrixClient:
             source: dict[str, Any] = resp.event.source
             return source
         return None
+
+    async def members(self, room_id: str) -> set[str] | None:
+        """Who joined the room (the bot too), or None when the homeserver does not say."""
+        try:
+            resp = await self.nio.joined_members(room_id)
+        except TRANSPORT_ERRORS:
+            return None
+        if not isinstance(resp, JoinedMembersResponse):
+            return None
+        return {m.user_id for m in resp.members}
+
+    async def membership(self, room_id: str, user_id: str) -> str | None:
+        """`join`, `invite`, `leave` … of `user_id` in the room; None when unknown."""
+        try:
+            resp = await self.nio.room_get_state_event(room_id, "m.room.member", user_id)
+        except TRANSPORT_ERRORS:
+            return None
+        if not isinstance(resp, RoomGetStateEventResponse):
+            return None
+        found = resp.content.get("membership")
+        return found if isinstance(found, str) else None
+
+    async def direct_room(self, user_id: str) -> str | None:
+        """A new private, unencrypted room of the bot and `user_id` (invited, as a direct chat);
+        its id, or None when the homeserver refuses."""
+        try:
+            resp = await self.nio.room_create(is_direct=True, invite=[user_id],
+                                              preset=RoomPreset.trusted_private_chat)
+        except TRANSPORT_ERRORS:
+            return None
+        return str(resp.room_id) if isinstance(resp, RoomCreateResponse) else None
 
     async def join(self, room_id: str) -> bool:
         try:

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from adapters.matrix.render import MARK, POLL_INDEX, POLL_RESPONSES
+from adapters.matrix.render import ASKS, MARK, POLL_INDEX, POLL_RESPONSES
 from bridge import QuestionId
 
 _TEXT_TYPES = {"m.text", "m.emote"}
@@ -55,6 +55,8 @@ class Mark(BaseModel):
 
     question_id: QuestionId
     index: int | None = None
+    asks: str | None = None
+    """What a plain reply to this notice is (`reason`: a rejection's reason)."""
 
 
 def strip_reply_fallback(body: str) -> str:
@@ -122,7 +124,8 @@ def mark_of(raw: dict[str, Any], me: str) -> Mark | None:
     if raw.get("sender") != me or not isinstance(content, dict) or MARK not in content:
         return None
     try:
-        return Mark(question_id=content[MARK], index=content.get(POLL_INDEX))
+        return Mark(question_id=content[MARK], index=content.get(POLL_INDEX),
+                    asks=content.get(ASKS))
     except ValidationError:
         return None
 

@@ -17,6 +17,8 @@ MAX_TEXT = 32000
 """Matrix caps a whole event at 64 KiB (with every escape); longer text goes in parts."""
 MARK = "net.askbridge.question"
 POLL_INDEX = "net.askbridge.index"
+ASKS = "net.askbridge.asks"
+"""On a notice: what a plain reply to it is (`reason`: a rejection's reason)."""
 POLL_START = "org.matrix.msc3381.poll.start"
 POLL_END = "org.matrix.msc3381.poll.end"
 POLL_RESPONSES = ("org.matrix.msc3381.poll.response", "m.poll.response")
@@ -106,11 +108,14 @@ def end_content(poll_id: str, final: Finalization) -> Content:
             MARK: final.prompt.question_id}
 
 
-def notice_content(text: str, reply_to: str | None, question_id: str | None) -> Content:
+def notice_content(text: str, reply_to: str | None, question_id: str | None,
+                   asks: str | None = None) -> Content:
     """What a person is told back (a refusal, what is still missing), as a reply to them."""
     content: Content = {"msgtype": "m.notice", "body": text, **_reply(reply_to)}
     if question_id:
         content[MARK] = question_id
+        if asks:
+            content[ASKS] = asks
     return content
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import structlog
 
-from adapters.matrix import inbound, render
+from adapters.matrix import approvals, inbound, render
 from adapters.matrix.client import MatrixClient, SyncFailed
 from adapters.matrix.config import MatrixConfig
 from adapters.matrix.ids import surface_for
@@ -64,6 +64,7 @@ class Syncer:
         self._order = InRoomOrder(partial(state.put, POSITION))
         self.locale = config.locale or DEFAULT_LOCALE
         """For notices with no prompt at hand (this section's language, else English)."""
+        self.edits = approvals.EditLinks(client, queries, state, self.notice)
 
     async def run(self) -> None:
         """Sync until cancelled; a failed /sync backs off (to a minute) and resumes. Events
@@ -144,21 +145,26 @@ class Syncer:
         return found
 
     async def _said(self, said: Said) -> None:
-        reply_to: QuestionId | None = None
-        if said.reply_to:
-            mark = await self.mark(said.room_id, said.reply_to)
-            reply_to = mark.question_id if mark else None
+        mark = await self.mark(said.room_id, said.reply_to) if said.reply_to else None
+        reply_to = mark.question_id if mark else None
         authorized = said.sender in self.config.answerers
         if not authorized and reply_to is None:
             return  # others chatting in a shared room are none of our business
+        text = said.text.strip()
+        if authorized and approvals.is_edit(text) and await self.edits.answer(
+                said.room_id, said.sender, said.event_id, reply_to, self.locale):
+            return
+        if mark is not None and mark.asks == approvals.REASON:  # a reply to "Say why"
+            text = approvals.as_reason(text)
         event = TextReceived(surface=surface_for(said.room_id), user=UserRef(said.sender),
-                             text=said.text.strip(), authorized=authorized, reply_to=reply_to)
+                             text=text, authorized=authorized, reply_to=reply_to)
         reply = await self.sink.text_received(event)
         log.info("matrix_text", surface=event.surface, handled=reply.handled,
                  accepted=reply.accepted, question_id=reply.question_id)
         if reply.handled and reply.text:
             await self.notice(said.room_id, reply.text, said.event_id,
-                              None if reply.ended else reply.question_id)
+                              None if reply.ended else reply.question_id,
+                              _asks(reply.text, reply.locale))
 
     async def _voted(self, vote: Vote) -> None:
         mark = await self.mark(vote.room_id, vote.poll_id)
@@ -191,14 +197,20 @@ class Syncer:
         log.info("matrix_vote", question_id=mark.question_id, surface=surface,
                  authorized=authorized, accepted=reply.accepted, ended=reply.ended)
         if reply.text and not reply.accepted:  # an accepted vote shows in the poll itself
-            await self.notice(vote.room_id, reply.text, vote.event_id, reply.question_id)
+            await self.notice(vote.room_id, reply.text, vote.event_id, reply.question_id,
+                              _asks(reply.text, reply.locale))
 
     async def notice(self, room_id: str, text: str, reply_to: str | None,
-                     question_id: QuestionId | None) -> None:
-        content = render.notice_content(text, reply_to, question_id)
+                     question_id: QuestionId | None, asks: str | None = None) -> None:
+        content = render.notice_content(text, reply_to, question_id, asks)
         event_id = await self.client.send(room_id, "m.room.message", content)
         if question_id:
-            remember(self.marks, event_id, Mark(question_id=question_id))
+            remember(self.marks, event_id, Mark(question_id=question_id, asks=asks))
+
+
+def _asks(text: str, locale: str) -> str | None:
+    """`reason` on a notice asking for a rejection's reason: a plain reply to it is one."""
+    return approvals.REASON if approvals.asks_reason(text, locale) else None
 
 
 def _stripped(event: Any) -> dict[str, Any]:

@@ -255,9 +255,9 @@ class TelegramAdapter:
         said = inbound.said_from(update)
         if said is None or self.sink is None:
             return
-        ask = self.taps.approval_ask(said)
+        ask = await self.taps.approvals.ask_of(said)
         if ask is not None:  # the reason for a Reject, or the arguments of an Edit
-            await self._reply(said, await self.taps.approval_reply(said, ask))
+            await self._reply(said, await self.taps.approvals.reply(said, ask))
             return
         own_words = self.taps.own_words_event(said)
         if own_words is not None:

@@ -1,6 +1,7 @@
-"""Approvals on Telegram: Approve · Reject · Edit · Allow 1 h under the prompt; Reject and Edit
-ask by force-reply (the reason; the arguments as JSON), every decision bound to the payload the
-buttons showed."""
+"""Approvals on Telegram: Approve · Reject · Edit · Allow 1 h under the prompt; Reject asks for
+the reason by force-reply; Edit sends the presser a signed link to the web card (or, when the
+bridge serves none, asks for the arguments as JSON by force-reply); every decision bound to the
+payload the buttons showed."""
 
 from __future__ import annotations
 
@@ -24,8 +25,8 @@ from bridge import (
     tr,
 )
 
-__all__ = ["APPROVAL_KINDS", "Ask", "Asked", "answer_event", "decision", "keyboard", "request",
-           "tap_decision"]
+__all__ = ["APPROVAL_KINDS", "Ask", "Asked", "answer_event", "decision", "keyboard", "link_message",
+           "request", "tap_decision"]
 FINGERPRINT = 12
 """Hex characters of the payload hash a button carries (Telegram's callback data is ≤ 64 bytes)."""
 EDIT_ROOM = 3800
@@ -64,6 +65,18 @@ class Ask:
     kind: Asked
     fingerprint: str
 
+    @property
+    def what(self) -> str:
+        """How the store keeps it beside the question id (`Bindings.bind_ask`)."""
+        return f"{self.kind} {self.fingerprint}"
+
+    @classmethod
+    def of(cls, question_id: QuestionId, what: str) -> Ask | None:
+        kind, _, mark = what.partition(" ")
+        if kind not in ("reject", "edit") or not mark:
+            return None
+        return cls(question_id, "reject" if kind == "reject" else "edit", mark)
+
 
 def decision(where: Where, user_id: int, answerers: list[int], question_id: QuestionId,
              kind: ApprovalKind, fingerprint: str, locale: str, **extra: Any) -> ApprovalDecided:
@@ -97,6 +110,13 @@ def request(kind: Asked, prompt: Prompt | None, locale: str) -> tuple[str, Force
             text = f"{text}\n\n{current}"
     return text, ForceReply(selective=True, input_field_placeholder=caption(
         tr(locale, "Arguments (JSON)"), 64))
+
+
+def link_message(locale: str, url: str) -> tuple[str, Keyboard]:
+    """Edit's answer when the bridge serves answer pages: one URL button to the web card."""
+    text = tr(locale, "Edit the arguments on the web. This link is yours alone: whoever opens "
+              "it decides as you, until the approval ends.")
+    return text, inline_keyboard([[{"text": tr(locale, "Edit on the web"), "url": url}]])
 
 
 def answer_event(ask: Ask, said: Said, answerers: list[int],

@@ -1,5 +1,6 @@
 """Our own messages a reply answers a question through — force-reply asks, "still needed"
-follow-ups — kept in the store, so a reply to one still answers after a restart."""
+follow-ups, an approval's Reject and Edit requests — kept in the store, so a reply to one still
+answers after a restart."""
 
 from __future__ import annotations
 
@@ -16,12 +17,14 @@ Key = tuple[int | str, int]
 """(chat, message id)"""
 
 PREFIX = "bound:"
+ASKED = "asked:"
+"""An approval's Reject or Edit request: `asked:<chat>:<message>` → `<question> <kind> <mark>`."""
 SWEEP_SECONDS = 3600.0
 """How often, at most, bindings are pruned (on a bind, in the background)."""
 
 
-def _stored(key: Key) -> str:
-    return f"{PREFIX}{key[0]}:{key[1]}"
+def _stored(key: Key, prefix: str = PREFIX) -> str:
+    return f"{prefix}{key[0]}:{key[1]}"
 
 
 class Bindings:
@@ -49,6 +52,18 @@ class Bindings:
             return self._recent[key]
         found = await self.state.get(_stored(key))
         return QuestionId(found) if found else None
+
+    async def bind_ask(self, key: Key, question_id: QuestionId, what: str) -> None:
+        """Our request for an approval's reason or arguments (`what`: its kind and the payload
+        mark the button carried), kept only in the store: replies to it are rare."""
+        await self.state.put(_stored(key, ASKED), f"{question_id} {what}")
+
+    async def ask(self, key: Key) -> tuple[QuestionId, str] | None:
+        found = await self.state.get(_stored(key, ASKED))
+        if not found:
+            return None
+        question_id, _, what = found.partition(" ")
+        return QuestionId(question_id), what
 
     def forget(self, question_id: QuestionId) -> None:
         """The question ended: drop it from memory (the store keeps it, see above)."""
@@ -95,7 +110,8 @@ class Bindings:
         self._recent = {k: q for k, q in self._recent.items() if not ended[q]}
         gone: dict[str, bool] = {}
         dropped = 0
-        for stored, value in await self.state.items(PREFIX):
+        stored_asks = [(k, v.partition(" ")[0]) for k, v in await self.state.items(ASKED)]
+        for stored, value in [*await self.state.items(PREFIX), *stored_asks]:
             if value not in gone:
                 gone[value] = await queries.question_view(QuestionId(value)) is None
             if gone[value] and await self.state.delete(stored):

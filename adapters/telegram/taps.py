@@ -3,23 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
 
 import structlog
-from telegram import Bot, CallbackQuery, ForceReply, Update
+from telegram import CallbackQuery, ForceReply, Update
 from telegram.error import BadRequest
 from telegram.ext import ContextTypes
 
 from adapters.telegram import approval, inbound, native, render
-from adapters.telegram.bindings import Bindings
-from adapters.telegram.calls import Caller, api
-from adapters.telegram.config import TelegramConfig
-from adapters.telegram.ids import Callback, callback_of
+from adapters.telegram.approval_taps import ApprovalTaps
+from adapters.telegram.calls import api
+from adapters.telegram.host import Host
+from adapters.telegram.ids import callback_of
 from bridge import (
     AnswerSubmitted,
     ButtonPressed,
     InboundReply,
-    InboundSink,
     Priority,
     Prompt,
     Queries,
@@ -32,21 +30,6 @@ from bridge import (
 
 log = structlog.get_logger("askbridge.telegram")
 Key = tuple[int | str, int]
-
-
-class Host(Protocol):
-    """What taps use of the adapter that owns them (the adapter is one; nothing else is)."""
-
-    config: TelegramConfig
-    call: Caller
-    sink: InboundSink | None
-    queries: Queries | None
-    bindings: Bindings
-
-    @property
-    def locale(self) -> str: ...
-
-    def bot(self) -> Bot: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,13 +50,11 @@ class Taps:
         self.adapter = adapter
         self.own_words: dict[Key, OwnWords] = {}
         """Our force-reply asks (chat, message id) for one question of a native prompt."""
-        self.approval_asks: dict[Key, approval.Ask] = {}
-        """Our force-reply asks for an approval's reason (Reject) or arguments (Edit)."""
+        self.approvals = ApprovalTaps(adapter)
+        """Presses on approvals' buttons, and replies to their Reject and Edit requests."""
 
     def forget(self, question_id: QuestionId) -> None:
         self.own_words = {k: v for k, v in self.own_words.items() if v.question_id != question_id}
-        self.approval_asks = {k: v for k, v in self.approval_asks.items()
-                              if v.question_id != question_id}
 
     async def prune(self, queries: Queries) -> None:
         """Drop the asks of questions that ended (perhaps finalized by another replica)."""
@@ -91,7 +72,7 @@ class Taps:
             return
         where, pressed = tap.where, tap.callback
         if pressed.kind in approval.APPROVAL_KINDS:
-            await self.on_approval_tap(update, tap, pressed)
+            await self.approvals.on_tap(query, tap, pressed)
             return
         event = inbound.tap_event(tap, pressed, self.adapter.config.answerers)
         if where is None or event is None:
@@ -107,65 +88,6 @@ class Taps:
         elif pressed.native and reply.accepted and reply.prompt \
                 and reply.prompt.layout.kind == "native":
             await self.show(reply.prompt, tap, native.after_tap(reply.prompt, pressed))
-
-    async def on_approval_tap(self, update: Update, tap: inbound.Tap, pressed: Callback) -> None:
-        """Approve / Allow 1 h vote at once; Reject and Edit ask by force-reply first. Every
-        press is answered once: a toast, an alert, or nothing but the request that follows."""
-        query, sink, queries, where = (update.callback_query, self.adapter.sink,
-                                       self.adapter.queries, tap.where)
-        assert query is not None and sink is not None and queries is not None
-        if where is None:  # a message the bot cannot see any more
-            await query.answer(tr(self.adapter.locale, "This button is no longer valid."),
-                               show_alert=True)
-            return
-        prompt = await queries.prompt_for(pressed.question_id, where.surface)
-        locale = prompt.locale if prompt is not None else self.adapter.locale
-        event = approval.tap_decision(where, tap.user_id, self.adapter.config.answerers,
-                                      pressed, locale)
-        if event is None and prompt is None:  # Reject or Edit on an approval that ended
-            await query.answer(tr(locale, "This approval has already been decided."),
-                               show_alert=True)
-            return
-        if event is not None:
-            reply = await sink.approval_decided(event)
-            log.info("telegram_approval_tap", question_id=pressed.question_id, kind=pressed.kind,
-                     accepted=reply.accepted)
-            await _answer(query, reply)
-            return
-        assert prompt is not None
-        await query.answer()
-        kind: approval.Asked = "reject" if pressed.kind == "reject" else "edit"
-        text, markup = approval.request(kind, prompt, locale)
-        message_id = await self.adapter.call.send(
-            self.adapter.bot(), where.chat_id, where.thread_id, [(text, markup)],
-            Priority.PROMPT)
-        self.approval_asks[(where.chat_id, message_id)] = approval.Ask(
-            pressed.question_id, kind, pressed.fingerprint)
-
-    async def _locale(self, question_id: QuestionId, where: inbound.Where | None) -> str:
-        queries = self.adapter.queries
-        prompt = (await queries.prompt_for(question_id, where.surface)
-                  if queries is not None and where is not None else None)
-        return prompt.locale if prompt is not None else self.adapter.locale
-
-    def approval_ask(self, said: inbound.Said) -> approval.Ask | None:
-        """The Reject or Edit request a message replies to, if it is one of ours."""
-        if said.reply_to_message_id is None:
-            return None
-        return self.approval_asks.get((said.where.chat_id, said.reply_to_message_id))
-
-    async def approval_reply(self, said: inbound.Said, ask: approval.Ask) -> InboundReply:
-        """A reply to our Reject or Edit request, handed in as the person's decision."""
-        sink = self.adapter.sink
-        assert sink is not None
-        locale = await self._locale(ask.question_id, said.where)
-        event = approval.answer_event(ask, said, self.adapter.config.answerers, locale)
-        if isinstance(event, str):  # not a JSON object: say so; the request stays answerable
-            return InboundReply(handled=True, text=event)
-        reply = await sink.approval_decided(event)
-        log.info("telegram_approval_reply", question_id=ask.question_id, kind=ask.kind,
-                 accepted=reply.accepted)
-        return reply
 
     async def on_stale(self, update: Update, _: ContextTypes.DEFAULT_TYPE) -> None:
         """Any other press (a button whose data is not ours, or from a message we cannot see):

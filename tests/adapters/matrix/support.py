@@ -12,12 +12,14 @@ import httpx
 
 from bridge import BridgeConfig
 from tests.adapters.matrix.synapse import Synapse, User
-from tests.harness import base_env, make_config, until
+from tests.harness import AGENT_TOKEN, base_env, make_config, until
 
 POLL_START = "org.matrix.msc3381.poll.start"
 POLL_RESPONSE = "org.matrix.msc3381.poll.response"
 POLL_END = "org.matrix.msc3381.poll.end"
 MARK = "net.askbridge.question"
+DEPLOY: dict[str, Any] = {"action": "Deploy web to production", "tool": "deploy",
+                          "arguments": {"env": "production"}}
 
 
 @dataclass
@@ -156,3 +158,20 @@ async def delivered(r: Any, question_id: str) -> Any:
         rows = await r.bridge.store.deliveries(question_id)
         return rows[0] if rows and rows[0].state == "delivered" else None
     return await until(row, timeout=20)
+
+
+async def request_approval(r: Any) -> str:
+    async with r.http() as http:
+        response = await http.post("/v1/sessions/main/approvals", json=DEPLOY,
+                                   headers={"authorization": f"Bearer {AGENT_TOKEN}"})
+    assert response.status_code == 202, response.text
+    return str(response.json()["id"])
+
+
+async def approval_result(r: Any, approval_id: str) -> dict[str, Any]:
+    async def ended() -> dict[str, Any] | None:
+        async with r.http() as http:
+            found = (await http.get(f"/v1/approvals/{approval_id}", params={"wait": 1},
+                                    headers={"authorization": f"Bearer {AGENT_TOKEN}"})).json()
+        return found if found["status"] != "pending" else None
+    return dict((await until(ended, timeout=20))["result"])

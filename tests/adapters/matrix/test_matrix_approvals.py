@@ -4,31 +4,18 @@ edited to say who decided."""
 
 from __future__ import annotations
 
-from typing import Any
+from tests.adapters.matrix.support import (
+    DEPLOY,
+    POLL_START,
+    Mx,
+    approval_result,
+    delivered,
+    request_approval,
+    seen,
+)
+from tests.harness import AGENT_TOKEN, running
 
-from tests.adapters.matrix.support import POLL_START, Mx, delivered, seen
-from tests.harness import AGENT_TOKEN, Running, running, until
-
-DEPLOY: dict[str, Any] = {"action": "Deploy web to production", "tool": "deploy",
-                          "arguments": {"env": "production"}}
 TEXT = "org.matrix.msc1767.text"
-
-
-async def _request(r: Running) -> str:
-    async with r.http() as http:
-        response = await http.post("/v1/sessions/main/approvals", json=DEPLOY,
-                                   headers={"authorization": f"Bearer {AGENT_TOKEN}"})
-    assert response.status_code == 202, response.text
-    return str(response.json()["id"])
-
-
-async def _result(r: Running, approval_id: str) -> dict[str, Any]:
-    async def ended() -> dict[str, Any] | None:
-        async with r.http() as http:
-            found = (await http.get(f"/v1/approvals/{approval_id}", params={"wait": 1},
-                                    headers={"authorization": f"Bearer {AGENT_TOKEN}"})).json()
-        return found if found["status"] != "pending" else None
-    return dict((await until(ended, timeout=20))["result"])
 
 
 async def _edited(mx: Mx, event_id: str) -> str:
@@ -42,7 +29,7 @@ async def _edited(mx: Mx, event_id: str) -> str:
 
 async def test_a_reject_vote_asks_for_the_reason_and_a_reply_gives_it(mx: Mx) -> None:
     async with running(mx.config(), mx.env) as r:
-        approval_id = await _request(r)
+        approval_id = await request_approval(r)
         await delivered(r, approval_id)
         text, polls = await mx.prompt_events(approval_id)
         assert '"env": "production"' in text["content"]["body"]
@@ -59,7 +46,7 @@ async def test_a_reject_vote_asks_for_the_reason_and_a_reply_gives_it(mx: Mx) ->
         assert found["status"] == "pending" and found["votes"] == [], stranger
 
         await mx.person.say(mx.room, "reject not on a Friday", reply_to=text["event_id"])
-        result = await _result(r, approval_id)
+        result = await approval_result(r, approval_id)
         assert result["status"] == "rejected" and result["reason"] == "not on a Friday"
         edited = await _edited(mx, text["event_id"])
         assert "Rejected by" in edited and edited.endswith(": not on a Friday")
@@ -67,12 +54,12 @@ async def test_a_reject_vote_asks_for_the_reason_and_a_reply_gives_it(mx: Mx) ->
 
 async def test_an_approve_vote_decides_and_the_prompt_says_who(mx: Mx) -> None:
     async with running(mx.config(), mx.env) as r:
-        approval_id = await _request(r)
+        approval_id = await request_approval(r)
         await delivered(r, approval_id)
         text, polls = await mx.prompt_events(approval_id)
         answers = polls[0]["content"][POLL_START]["answers"]
         await mx.person.vote(mx.room, polls[0]["event_id"], answers[0]["id"])
-        result = await _result(r, approval_id)
+        result = await approval_result(r, approval_id)
         assert result["status"] == "approved" and result["arguments"] == DEPLOY["arguments"]
         assert result["decidedBy"] == [{"surface": mx.surface, "user": mx.person.id}]
         assert "Approved by" in await _edited(mx, text["event_id"])
