@@ -88,9 +88,9 @@ class Outbound:
         self._lines: dict[str, deque[tuple[_Prompts, SurfaceId]]] = {}
         """Per platform, first prompts not sent yet, in the order asked."""
         self._idle: dict[str, deque[tuple[_Prompts, SurfaceId]]] = {}
-        """Per platform, prompts to surfaces that had none waiting: taken before the line, so a
-        chat that was idle is not kept behind other chats' backlog (a platform's limits can
-        make that minutes long)."""
+        """Per platform, prompts to surfaces with none waiting or on its way: taken before the
+        line, so a chat that was idle is not kept behind other chats' backlog (a platform's
+        limits can make that minutes long)."""
         self._waiting: Counter[SurfaceId] = Counter()
         self._senders: dict[str, int] = {}
         self._idle_senders: dict[str, int] = {}
@@ -140,9 +140,6 @@ class Outbound:
         try:
             while idle or (line and not idle_only):
                 prompts, surface = (idle or line).popleft()
-                self._waiting[surface] -= 1
-                if not self._waiting[surface]:
-                    del self._waiting[surface]
                 on_way = Once(partial(self._start_next, prompts)) if prompts.after else None
                 try:
                     shown = await self.deliver_to(prompts.record, surface, on_way=on_way)
@@ -158,10 +155,19 @@ class Outbound:
                     log.exception("delivery_not_recorded", question_id=prompts.record.id,
                                   surface=surface)
                 finally:
+                    self._sent(surface)
                     if on_way is not None:  # given up before it was on its way: start the next
                         on_way()
         finally:
             (self._idle_senders if idle_only else self._senders)[platform] -= 1
+
+    def _sent(self, surface: SurfaceId) -> None:
+        """A prompt to `surface` was sent (or given up): one fewer waiting there. A prompt still
+        counts while it waits for room or is on the wire, so a chat whose one prompt is being
+        paced is not idle, and the idle lane stays short."""
+        self._waiting[surface] -= 1
+        if not self._waiting[surface]:
+            del self._waiting[surface]
 
     async def _undelivered(self, record: QuestionRecord) -> None:
         await self.undelivered(record.id)
