@@ -42,6 +42,10 @@ send, the others record what they sent and take the next. A prompt waiting in th
 entry, not a task: a task waiting for its turn costs about 2 KB, and on a slow host 10,000
 asks left 5,000 of them waiting at once; the process kept the memory (RSS with 10,000 pending
 153 MB with waiting tasks, 141 MB with the line; bench/README.md, round 8)."""
+IDLE_SENDERS_PER_PLATFORM = CALLS_PER_PLATFORM
+"""Senders, besides those, that take only prompts to surfaces with nothing waiting: a chat that
+was idle does not wait for a sender to come free of a busy chat's backlog (bench/README.md,
+round 15). A paced platform's limits still decide when each call leaves."""
 FINALIZE_LEASE_MS = 60_000
 """A claimed edit not done within this is another's to make (its claimer died mid-edit)."""
 
@@ -84,11 +88,12 @@ class Outbound:
         self._lines: dict[str, deque[tuple[_Prompts, SurfaceId]]] = {}
         """Per platform, first prompts not sent yet, in the order asked."""
         self._idle: dict[str, deque[tuple[_Prompts, SurfaceId]]] = {}
-        """Per platform, prompts to surfaces that had none waiting: taken before the line, so a
-        chat that was idle is not kept behind other chats' backlog (a platform's limits can
-        make that minutes long)."""
+        """Per platform, prompts to surfaces with none waiting or on its way: taken before the
+        line, so a chat that was idle is not kept behind other chats' backlog (a platform's
+        limits can make that minutes long)."""
         self._waiting: Counter[SurfaceId] = Counter()
         self._senders: dict[str, int] = {}
+        self._idle_senders: dict[str, int] = {}
 
     def deliver_all(self, record: QuestionRecord, surfaces: list[SurfaceId]) -> None:
         """Line up the prompt for each surface, and start a sender for the first platform.
@@ -115,25 +120,26 @@ class Outbound:
 
     def _start_next(self, prompts: _Prompts) -> None:
         """Start a sender for the next of the question's prompts whose platform can have one
-        more (a platform is listed once per surface: two chats on it are sent side by side)."""
+        more (a platform is listed once per surface: two chats on it are sent side by side), or,
+        its senders all busy, an idle sender when prompts to idle surfaces wait."""
         while prompts.after:
             platform = prompts.after.pop(0)
-            if self._senders.get(platform, 0) < SENDERS_PER_PLATFORM:
-                self._senders[platform] = self._senders.get(platform, 0) + 1
-                self.spawn(self._send_line(platform))
-                return
+            for senders, most, idle_only in (
+                    (self._senders, SENDERS_PER_PLATFORM, False),
+                    (self._idle_senders, IDLE_SENDERS_PER_PLATFORM, True)):
+                if senders.get(platform, 0) < most and (not idle_only or self._idle.get(platform)):
+                    senders[platform] = senders.get(platform, 0) + 1
+                    self.spawn(self._send_line(platform, idle_only))
+                    return
 
-    async def _send_line(self, platform: str) -> None:
+    async def _send_line(self, platform: str, idle_only: bool = False) -> None:
         """Send the platform's prompts one after another until none is left, those to idle
-        surfaces first."""
+        surfaces first (`idle_only`: only those)."""
         line, idle = self._lines.setdefault(platform, deque()), self._idle.setdefault(platform,
                                                                                        deque())
         try:
-            while line or idle:
+            while idle or (line and not idle_only):
                 prompts, surface = (idle or line).popleft()
-                self._waiting[surface] -= 1
-                if not self._waiting[surface]:
-                    del self._waiting[surface]
                 on_way = Once(partial(self._start_next, prompts)) if prompts.after else None
                 try:
                     shown = await self.deliver_to(prompts.record, surface, on_way=on_way)
@@ -149,10 +155,19 @@ class Outbound:
                     log.exception("delivery_not_recorded", question_id=prompts.record.id,
                                   surface=surface)
                 finally:
+                    self._sent(surface)
                     if on_way is not None:  # given up before it was on its way: start the next
                         on_way()
         finally:
-            self._senders[platform] -= 1
+            (self._idle_senders if idle_only else self._senders)[platform] -= 1
+
+    def _sent(self, surface: SurfaceId) -> None:
+        """A prompt to `surface` was sent (or given up): one fewer waiting there. A prompt still
+        counts while it waits for room or is on the wire, so a chat whose one prompt is being
+        paced is not idle, and the idle lane stays short."""
+        self._waiting[surface] -= 1
+        if not self._waiting[surface]:
+            del self._waiting[surface]
 
     async def _undelivered(self, record: QuestionRecord) -> None:
         await self.undelivered(record.id)

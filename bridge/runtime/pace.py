@@ -41,13 +41,14 @@ class _Stamp:
 class Window:
     """At most `capacity` calls in any `seconds`: a sliding window, as the platforms count."""
 
-    __slots__ = ("_stamps", "capacity", "seconds", "waiting")
+    __slots__ = ("_stamps", "capacity", "seconds", "served", "waiting")
 
     def __init__(self, capacity: int, seconds: float) -> None:
         self.capacity, self.seconds = capacity, seconds
         self._stamps: list[_Stamp] = []
         self.waiting = 0
         """Calls waiting in a `Pace` line that counts against this window."""
+        self.served = -1  # the `Pace` grant a call last left with (-1: none yet)
 
     def idle(self, now: float) -> bool:
         """Nothing counts against it any more: no call waiting, none in flight, none answered
@@ -140,6 +141,7 @@ class Pace:
         order: when a line's first cannot leave, none behind it can."""
         self._collapsing: dict[Hashable, _Waiting] = {}
         self._arrivals = itertools.count()
+        self._grants = itertools.count()
         self._timer: asyncio.TimerHandle | None = None
 
     @asynccontextmanager
@@ -220,10 +222,7 @@ class Pace:
             raise
 
     def _line(self, windows: Windows) -> list[_Waiting]:
-        line = self._lines.get(windows)
-        if line is None:
-            line = self._lines[windows] = []
-        return line
+        return self._lines.setdefault(windows, [])
 
     def _gave_up(self, waiting: _Waiting, future: asyncio.Future[_Stamp | None]) -> None:
         """A waiter was cancelled: its place goes, or the slot it was just given is spent."""
@@ -251,17 +250,17 @@ class Pace:
             self._dispatch()
 
     def _dispatch(self) -> None:
-        """Let every call leave that has room, the most urgent first, then wake up again when
-        the next window frees."""
+        """Let every call leave that has room, in `_turn` order; wake again when a window frees."""
         now = asyncio.get_running_loop().time()
         sent = True
         while sent:
             sent = False
-            for waiting in sorted((line[0] for line in self._lines.values()), key=_order):
+            for waiting in sorted((line[0] for line in self._lines.values()), key=_turn):
                 if all(w.room(now) for w in waiting.windows):
-                    stamp = _Stamp()
+                    stamp, grant = _Stamp(), next(self._grants)
                     for window in waiting.windows:
                         window.take(stamp)
+                        window.served = grant
                     self._leave(waiting)
                     waiting.future.set_result(stamp)
                     sent = True
@@ -283,6 +282,13 @@ class Pace:
 
 def _order(waiting: _Waiting) -> tuple[int, int]:
     return waiting.order
+
+
+def _turn(waiting: _Waiting) -> tuple[int, int, int]:
+    """Across lines: priority, the chat that sent least recently (never: first), arrival. By
+    arrival alone, an idle chat's first prompt waited behind the next call of every busy chat."""
+    return (waiting.order[0], min((w.served for w in waiting.windows), default=-1),
+            waiting.order[1])
 
 
 @runtime_checkable

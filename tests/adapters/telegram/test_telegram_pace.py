@@ -118,3 +118,28 @@ async def test_a_chats_windows_are_dropped_once_idle_and_the_bots_kept() -> None
     later[0] = limits.GROUP_SECONDS + 1  # past every window's span, the groups' minute too
     bot, _own = tg_limits("telegram:4242", Priority.PROMPT)
     assert len(tg_limits.chats) == 1 and bot is tg_limits.bot
+
+
+async def test_an_idle_chats_first_prompt_leaves_while_every_sender_waits_on_a_busy_chat(
+        tg: Tg, fake: FakeTelegram) -> None:
+    """Twelve prompts to one chat hold all the platform's senders (each waiting for that chat's
+    one message a second); a prompt to another chat, asked after the busy chat's first, does
+    not wait for a sender to come free: it leaves before the busy chat's second."""
+    busy, idle = DM["id"], 2000
+    config = tg.config(busy)
+    helper = config.agents[1].model_copy(update={"role": "main",
+                                                 "surfaces": [f"telegram:{idle}"]})
+    config = config.model_copy(update={"agents": [config.agents[0], helper]})
+    async with running(config, tg.env) as r, r.client() as client, \
+            r.client(token=SUB_TOKEN) as other:
+        tasks = await asked(client, 12)
+        await until(lambda: prompts_to(fake, busy))
+        tasks.append(asyncio.create_task(other.ask(deploy())))
+        try:
+            await until(lambda: prompts_to(fake, idle), timeout=30)
+            assert len(prompts_to(fake, busy)) == 1, [c["chat_id"] for c in
+                                                       fake.calls_of("sendMessage")]
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)

@@ -106,3 +106,27 @@ async def test_idle_keys_windows_are_dropped_and_those_in_use_kept() -> None:
     await asyncio.gather(waiting, return_exceptions=True)
     chats.sweep(loop.time() + 31)
     assert len(chats) == 0, "nothing waits and nothing counts: the last key goes too"
+
+
+async def test_an_idle_chats_first_call_goes_before_the_next_calls_of_busy_chats() -> None:
+    """Under a shared window (the bot's 30 a second), the chat that sent least recently goes
+    first, one that has sent nothing before all, though the others asked first: an idle chat's
+    wait does not grow with the backlog of every other chat."""
+    bot = Window(1, 0.01)
+    chats: WindowsByKey[str] = WindowsByKey(lambda chat: (Window(5, 30.0),))
+    loop = asyncio.get_running_loop()
+    pace = Pace(lambda surface, priority: (bot, *chats.get(surface, loop.time())))
+    sent: list[str] = []
+
+    def call(chat: str) -> asyncio.Task[None]:
+        async def send() -> None:
+            sent.append(chat)
+        return asyncio.create_task(pace.call(chat, Priority.PROMPT, send))
+
+    await call("x:busy-2")
+    await call("x:busy-1")
+    async with pace.slot("x:busy-2", Priority.PROMPT):  # the bot's window is full meanwhile
+        tasks = [call("x:busy-1"), call("x:busy-2"), call("x:idle")]
+        await asyncio.sleep(0)
+    await asyncio.gather(*tasks)
+    assert sent[2:] == ["x:idle", "x:busy-1", "x:busy-2"]
