@@ -10,6 +10,14 @@ from bridge.model.ids import QuestionId, SurfaceId, UserRef
 from bridge.model.prompt import ButtonAction, Prompt
 
 
+def host_form_answer(question_id: QuestionId, answers: dict[str, list[str]] | None
+                     ) -> AnswerSubmitted:
+    """What the asking MCP host's own form gave (`answers` None: its decline, Skip), in-process at
+    /mcp or sent over HTTP by `askbridge mcp`: surface `mcp`, user `host`."""
+    return AnswerSubmitted(surface=SurfaceId("mcp"), user=UserRef("host"),
+                           question_id=question_id, answers=answers)
+
+
 @dataclass(frozen=True, slots=True)
 class ButtonPressed:
     """A person pressed a native button on a delivered prompt."""
