@@ -17,18 +17,22 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from tests.bridge.mcp.apps_host import OTHER_TOKEN, two_agents
-from tests.bridge.mcp.new_host import MODES, Form, answer, answer_remotely
+from tests.bridge.mcp.new_host import (
+    MODES,
+    Form,
+    answer,
+    answer_remotely,
+    ended,
+    host_form_off,
+    late_form,
+    no_form,
+)
 from tests.harness import AGENT_TOKEN, SUB_TOKEN, Running, make_config, running, until
 from tests.samples import DEPLOY
 
 
 def chose(label: str) -> dict[str, Any]:
     return {"status": "answered", "answers": {"answers": {"deploy_target": {"answers": [label]}}}}
-
-
-async def ended(r: Running) -> Any:
-    line = await r.bridge.store.timeline("assistant", "mcp")  # type: ignore[arg-type]
-    return line[0] if line and not line[0].pending else None
 
 
 @asynccontextmanager
@@ -89,26 +93,16 @@ async def test_stdio_dismissed_form_waits_for_the_remote_surfaces(tmp_path: Path
 async def test_stdio_remote_answer_first_makes_the_late_form_harmless(tmp_path: Path,
                                                                      mode: str) -> None:
     box: list[Running] = []
-
-    async def form(params: mt.ElicitRequestParams) -> mt.ElicitResult:
-        await answer_remotely(box[0], "production")  # the person answers elsewhere first
-        await until(lambda: ended(box[0]))
-        return mt.ElicitResult(action="accept", content={"deploy_target": "Canary"})
-
-    async with running(make_config(tmp_path)) as r, stdio_host(r, mode, form) as host:
+    async with running(make_config(tmp_path)) as r:
         box.append(r)
-        result = await host.call_tool("ask_user", DEPLOY)
-        record = await ended(r)
-    assert answer(result) == chose("Production")
-    assert record.answered_by.surface == "webhook:sms:+100"
+        async with stdio_host(r, mode, late_form(box)) as host:
+            result = await host.call_tool("ask_user", DEPLOY)
+        winner = (await ended(r)).answered_by.surface
+    assert (answer(result), winner) == (chose("Production"), "webhook:sms:+100")
 
 
 async def test_stdio_host_form_off_offers_no_form(tmp_path: Path) -> None:
-    async def form(params: mt.ElicitRequestParams) -> mt.ElicitResult:
-        raise AssertionError("host_form = off: no form")
-
-    config = make_config(tmp_path)
-    config.agents[0] = config.agents[0].model_copy(update={"host_form": "off"})
+    config, form = host_form_off(tmp_path), no_form
     for mode in MODES:
         async with running(config) as r, stdio_host(r, mode, form) as host:
             answering = asyncio.create_task(answer_remotely(r, "canary"))
