@@ -239,7 +239,7 @@ def build_routes(broker: Broker, reads: Reads, auth: Auth) -> Routes:
     async def me(request: Request) -> JSONResponse:
         agent = auth.agent(request)
         return JSONResponse({"agent": agent.name, "role": agent.role, "surfaces": agent.surfaces,
-                             "hostForm": agent.host_form})
+                             "hostForm": agent.host_form, "locale": str(agent.locale)})
 
     return routes
 

@@ -124,7 +124,8 @@ RESPONSE_SCHEMAS: dict[str, Any] = {
         "type": "array", "items": {"$ref": REF + "QuestionRecord"}}, keep={
         "type": "string", "description": "How long an ended question is kept before it is "
         "deleted: `[store] keep` (`90s`, `12h`, `30d`, or `forever`)."}),
-    "Me": _object(["agent", "role", "surfaces", "hostForm"], agent=STRING,
+    "Me": _object(["agent", "role", "surfaces", "hostForm", "locale"], agent=STRING,
+                  locale={"type": "string", "description": "The agent's `locale` (`en`, `id`)"},
                   role={"enum": ["main", "subagent"]}, surfaces={"type": "array", "items": STRING},
                   hostForm={"enum": ["race", "off"], "description": "Whether an MCP host's own "
                             "form is offered (`host_form`): `race` or `off`"}),

@@ -60,7 +60,8 @@ class HttpAsker(FormRace):
             return True  # unknown yet: list the tool; a call explains what is wrong
 
     def locale(self) -> str:
-        return "en"  # the form's few own words; the questions are the agent's
+        """The agent's, for the form's few own words (known once a race was decided)."""
+        return str((self._me or {}).get("locale", "en"))
 
     async def submit(self, asked: Asked, answers: dict[str, list[str]] | None) -> str | None:
         return await self.client.host_answer(asked.id, answers)

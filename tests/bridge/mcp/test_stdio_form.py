@@ -66,6 +66,21 @@ async def test_stdio_host_form_answers(tmp_path: Path, mode: str) -> None:
     assert record.answered_by.surface == "mcp" and record.answered_by.user == "host"
 
 
+async def test_stdio_host_form_speaks_the_agents_language(tmp_path: Path) -> None:
+    titles: list[str] = []
+
+    async def form(params: mt.ElicitRequestParams) -> mt.ElicitResult:
+        assert isinstance(params, mt.ElicitRequestFormParams)
+        titles.append(params.requested_schema["properties"]["deploy_target_other"]["title"])
+        return mt.ElicitResult(action="decline")
+
+    config = make_config(tmp_path)
+    config.agents[0] = config.agents[0].model_copy(update={"locale": "id"})
+    async with running(config) as r, stdio_host(r, "legacy", form) as host:
+        await host.call_tool("ask_user", DEPLOY)
+    assert titles == ["Deploy: jawaban Anda sendiri"]
+
+
 @pytest.mark.parametrize("mode", MODES)
 async def test_stdio_host_form_decline_is_skip(tmp_path: Path, mode: str) -> None:
     async def form(params: mt.ElicitRequestParams) -> mt.ElicitResult:
@@ -136,12 +151,13 @@ async def test_only_the_asking_agent_hands_in_its_host_form_answer(tmp_path: Pat
     assert record.answered_by.surface == "mcp" and record.answered_by.user == "host"
 
 
-async def test_me_says_whether_the_host_form_is_offered(tmp_path: Path) -> None:
-    config = make_config(tmp_path)
-    config.agents[0] = config.agents[0].model_copy(update={"host_form": "off"})
+async def test_me_says_whether_the_host_form_is_offered_and_in_what_language(
+        tmp_path: Path) -> None:
+    config = host_form_off(tmp_path)
+    config.agents[0] = config.agents[0].model_copy(update={"locale": "id"})
     async with running(config) as r, r.http() as http:
         me = (await http.get("/v1/me", headers={"Authorization": f"Bearer {AGENT_TOKEN}"})).json()
-    assert me["hostForm"] == "off"
+    assert (me["hostForm"], me["locale"]) == ("off", "id")
 
 
 @pytest.mark.parametrize("mode", MODES)
