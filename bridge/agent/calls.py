@@ -10,8 +10,11 @@ import httpx
 class AskError(Exception):
     """The server refused the call; `status` is the HTTP status, `details` its `{loc, msg}` list."""
 
-    def __init__(self, status: int, code: str, details: list[dict[str, str]]) -> None:
+    def __init__(self, status: int, code: str, details: list[dict[str, str]],
+                 body: dict[str, Any] | None = None) -> None:
         self.status = status
+        self.body = body or {}
+        """The whole error body (a 409's `pendingId`)."""
         self.code = code
         self.details = details
         text = "; ".join(f"{d.get('loc', 'body')}: {d.get('msg', '')}" for d in details)
@@ -30,7 +33,7 @@ def body_of(response: httpx.Response) -> dict[str, Any]:
 def refused(response: httpx.Response) -> NoReturn:
     body = body_of(response)
     details = list(body.get("details", [])) or [{"loc": "body", "msg": response.text[:200]}]
-    raise AskError(response.status_code, str(body.get("error", "error")), details)
+    raise AskError(response.status_code, str(body.get("error", "error")), details, body)
 
 
 class Caller:

@@ -135,10 +135,32 @@ class AskClient(ApprovalCalls):
                 await asyncio.wait_for(asyncio.shield(self.cancel(question_id)), 5)
             raise
 
-    async def create(self, request: dict[str, Any], *, session: str | None = None) -> dict[str, Any]:
+    async def create(self, request: dict[str, Any], *, session: str | None = None,
+                     attach: bool = False) -> dict[str, Any]:
+        """Ask without blocking: `{id, status, createdAt, expiresAt}`. With `attach`, the same
+        questions pending in the session are that question (its id, its deadline)."""
         response = await self._call("POST", f"/v1/sessions/{session or self.session}/questions",
-                                    json=request)
+                                    json=request, params={"attach": "true"} if attach else None)
         return dict(response.json())
+
+    async def follow(self, question_id: str) -> AskResult:
+        """Block until the agent's own question ends, as `ask` does (leaving cancels it); if the
+        server restarts meanwhile, keep waiting for it."""
+        response = await self._http.request("POST", f"/v1/questions/{question_id}/wait")
+        if response.status_code == 503 and "id" in body_of(response):
+            return await self.wait(question_id)
+        if response.status_code >= 400:
+            refused(response)
+        return AskResult.model_validate(response.json())
+
+    async def host_answer(self, question_id: str, answers: dict[str, list[str]] | None
+                          ) -> str | None:
+        """Hand in what this agent's own MCP host's form gave (None: Skip); the reason it was
+        refused, or None when it was taken (or the question had already ended)."""
+        body: dict[str, Any] = {"skip": True} if answers is None else {"answers": answers}
+        reply = (await self._call("POST", f"/v1/questions/{question_id}/host-answer",
+                                  json=body)).json()
+        return None if reply["accepted"] else reply.get("message")
 
     async def result(self, question_id: str, wait: float = 0) -> AskResult | None:
         """The result, or None while still pending after `wait` seconds."""

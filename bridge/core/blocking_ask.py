@@ -64,12 +64,12 @@ async def follow(broker: Broker, record: QuestionRecord, gone: Callable[[], Awai
 
 
 async def ask_or_attach(broker: Broker, agent: str, session: SessionKey, request: AskRequest,
-                        ) -> QuestionRecord:
+                        waiting: bool = True) -> QuestionRecord:
     """Ask, or re-attach: the same questions asked again while they are pending in the session
     are that question (a retry after a lost response, a host re-issuing a call that timed out
     on its side), with its own deadline; different ones are the 409 as ever."""
     try:
-        return await broker.ask(agent, session, request)
+        return await broker.ask(agent, session, request, waiting=waiting)
     except Conflict as exc:
         pending = getattr(exc, "extra", {}).get("pendingId")
         record = await broker.store.get_question(QuestionId(pending)) if pending else None

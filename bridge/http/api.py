@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from bridge.core.blocking_ask import ask_and_wait
+from bridge.core.blocking_ask import ask_and_wait, ask_or_attach
 from bridge.core.broker import Broker
 from bridge.core.reads import Reads
 from bridge.http.bodies import read_json
@@ -135,6 +135,11 @@ def query(request: Request, name: str, kind: type[Any], default: Any) -> Any:
     raw = request.query_params.get(name)
     if raw is None:
         return default
+    if kind is bool:
+        if raw.lower() in ("true", "false"):
+            return raw.lower() == "true"
+        raise InvalidRequest([Problem(loc=f"query.{name}",
+                                      msg=f"Give `{name}` as true or false.")])
     try:
         return kind(raw)
     except ValueError:
@@ -144,15 +149,19 @@ def query(request: Request, name: str, kind: type[Any], default: Any) -> Any:
                              ) from None
 
 
+async def owned(reads: Reads, agent: AgentConfig, question_id: str) -> QuestionRecord:
+    """The agent's own question `question_id`; another agent's is the 404 an unknown one is."""
+    record = await reads.record(QuestionId(question_id))
+    if record is None or record.agent != agent.name:
+        raise NotFound(f"There is no question {question_id!r} for this agent.")
+    return record
+
+
 def build_routes(broker: Broker, reads: Reads, auth: Auth) -> Routes:
     routes = Routes("/v1", ["agents"])
 
     async def own(request: Request, question_id: str) -> QuestionRecord:
-        agent = auth.agent(request)
-        record = await reads.record(QuestionId(question_id))
-        if record is None or record.agent != agent.name:
-            raise NotFound(f"There is no question {question_id!r} for this agent.")
-        return record
+        return await owned(reads, auth.agent(request), question_id)
 
     @routes.add("POST", "/sessions/{session}/ask", operation_id="ask", openapi_extra=_ASK_BODY,
                 responses=responses({200: ("AskResult", "The question ended"),
@@ -173,12 +182,17 @@ def build_routes(broker: Broker, reads: Reads, auth: Auth) -> Routes:
                 responses=responses({202: ("Created", "Asked; poll the result")},
                                     (401, 403, 409, 413, 415, 422)),
                 summary="Ask without blocking; poll the result")
-    async def create(request: Request, session: str) -> JSONResponse:
+    async def create(request: Request, session: str, attach: bool = False) -> JSONResponse:
+        """With `attach=true`, the same questions pending in the session are that question
+        (its id and deadline), as a blocking ask re-attaches; otherwise they are the 409."""
         agent = auth.agent(request)
         raw = await read_json(request)
         asked = parse_ask_request(raw)
-        record = await broker.ask(agent.name, session_key(session), asked, waiting=False)
+        key = session_key(session)
+        record = (await ask_or_attach(broker, agent.name, key, asked, waiting=False) if attach
+                  else await broker.ask(agent.name, key, asked, waiting=False))
         body: dict[str, Any] = {"id": record.id, "status": record.status,
+                                "createdAt": iso(record.created_at),
                                 "expiresAt": iso(record.expires_at)}
         if warnings := warnings_for(raw, asked):
             body["warnings"] = [w.model_dump() for w in warnings]
@@ -224,7 +238,8 @@ def build_routes(broker: Broker, reads: Reads, auth: Auth) -> Routes:
                 responses=responses({200: ("Me", "The agent")}, (401,)))
     async def me(request: Request) -> JSONResponse:
         agent = auth.agent(request)
-        return JSONResponse({"agent": agent.name, "role": agent.role, "surfaces": agent.surfaces})
+        return JSONResponse({"agent": agent.name, "role": agent.role, "surfaces": agent.surfaces,
+                             "hostForm": agent.host_form, "locale": str(agent.locale)})
 
     return routes
 

@@ -93,8 +93,8 @@ RESPONSE_SCHEMAS: dict[str, Any] = {
         "additionalProperties": False},
     "AskResult": {"oneOf": [{"$ref": REF + "Answered"}, {"$ref": REF + "NoAnswer"}]},
     "Pending": {**_object(["status"], status={"const": "pending"}), "additionalProperties": False},
-    "Created": _object(["id", "status", "expiresAt"], id=STRING, status={"const": "pending"},
-                       expiresAt=TIME, warnings={
+    "Created": _object(["id", "status", "createdAt", "expiresAt"], id=STRING,
+                       status={"const": "pending"}, createdAt=TIME, expiresAt=TIME, warnings={
                            "type": "array", "description": "What was changed, not refused (a "
                            "header cut to 12 characters)",
                            "items": _object(["loc", "msg"], loc=STRING, msg=STRING)}),
@@ -124,8 +124,18 @@ RESPONSE_SCHEMAS: dict[str, Any] = {
         "type": "array", "items": {"$ref": REF + "QuestionRecord"}}, keep={
         "type": "string", "description": "How long an ended question is kept before it is "
         "deleted: `[store] keep` (`90s`, `12h`, `30d`, or `forever`)."}),
-    "Me": _object(["agent", "role", "surfaces"], agent=STRING, role={"enum": ["main", "subagent"]},
-                  surfaces={"type": "array", "items": STRING}),
+    "Me": _object(["agent", "role", "surfaces", "hostForm", "locale"], agent=STRING,
+                  locale={"type": "string", "description": "The agent's `locale` (`en`, `id`)"},
+                  role={"enum": ["main", "subagent"]}, surfaces={"type": "array", "items": STRING},
+                  hostForm={"enum": ["race", "off"], "description": "Whether an MCP host's own "
+                            "form is offered (`host_form`): `race` or `off`"}),
+    "HostAnswer": _object([], answers={
+        "type": "object", "description": "Per question id, the chosen labels and free text",
+        "additionalProperties": {"type": "array", "items": STRING}}, skip={
+        "type": "boolean", "description": "True for the form's decline: Skip"}),
+    "HostAnswered": _object(["accepted"], accepted={"type": "boolean"}, message={
+        "type": ["string", "null"], "description": "Why the answer was refused (ask again "
+        "saying it), or null"}),
     "Restarting": {"allOf": [{"$ref": REF + "Error"}, _object(["id"], id=STRING)]},
 }
 

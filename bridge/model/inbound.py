@@ -9,6 +9,17 @@ from typing import Any, Literal, Protocol
 from bridge.model.ids import QuestionId, SurfaceId, UserRef
 from bridge.model.prompt import ButtonAction, Prompt
 
+HOST_SURFACE = SurfaceId("mcp")
+"""Where an answer from the asking MCP host comes from (its form, or its answer-page link)."""
+
+
+def host_form_answer(question_id: QuestionId, answers: dict[str, list[str]] | None
+                     ) -> AnswerSubmitted:
+    """What the asking MCP host's own form gave (`answers` None: its decline, Skip), in-process at
+    /mcp or sent over HTTP by `askbridge mcp`: surface `mcp`, user `host`."""
+    return AnswerSubmitted(surface=HOST_SURFACE, user=UserRef("host"),
+                           question_id=question_id, answers=answers)
+
 
 @dataclass(frozen=True, slots=True)
 class ButtonPressed:

@@ -20,6 +20,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from bridge.http.answer_page import AnswerPage
 from bridge.http.api import Auth, Routes, build_routes
 from bridge.http.approvals_api import add_approvals
+from bridge.http.attached import add_attached
 from bridge.http.body_limit import BodyLimit
 from bridge.http.listing import add_listing
 from bridge.http.openapi import TITLE, document
@@ -117,6 +118,7 @@ def create_app(bridge: Bridge, extra_lifespans: list[Lifespan] | None = None) ->
     api = build_routes(bridge.broker, bridge.reads, auth)
     add_listing(api, bridge.reads, auth)
     add_approvals(api, bridge.approvals, auth)
+    add_attached(api, bridge.broker, bridge.receiver, bridge.reads, auth)
     ops = _ops(bridge, api)
     routes: list[BaseRoute] = [*ops.served, *api.served]
     routes.extend(AnswerPage(bridge.reads, bridge.receiver, bridge.config).routes())

@@ -1,11 +1,14 @@
 """What waits, and why a second ask is refused: the 409's pending id, the agent's own pending
-list page by page (and its OpenAPI entry), and the 202's warnings for what was cut."""
+list page by page (and its OpenAPI entry), the 202's warnings for what was cut; re-attaching
+with `attach=true` and waiting for a question by id."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
+from tests.bridge.mcp.new_host import answer_remotely
 from tests.harness import AGENT_TOKEN, SUB_TOKEN, make_config, running
 from tests.samples import DEPLOY
 
@@ -73,3 +76,34 @@ async def test_a_cut_header_is_a_warning_in_the_202(tmp_path: Path) -> None:
         "msg": "Cut to 'Deployment t': a header shows at most 12 characters."}]
     assert "warnings" not in kept.json()
     assert "warnings" in spec["components"]["schemas"]["Created"]["properties"]
+
+
+async def test_create_with_attach_is_the_pending_question_with_its_own_times(
+        tmp_path: Path) -> None:
+    async with running(make_config(tmp_path)) as r, r.http() as http:
+        first = (await http.post("/v1/sessions/main/questions", json=DEPLOY, headers=AUTH)).json()
+        again = await http.post("/v1/sessions/main/questions", params={"attach": "true"},
+                                json={**DEPLOY, "timeoutSeconds": 60}, headers=AUTH)
+        other = await http.post("/v1/sessions/main/questions", params={"attach": "true"},
+                                json=asking("Which region?"), headers=AUTH)
+        bad = await http.post("/v1/sessions/main/questions", params={"attach": "maybe"},
+                              json=DEPLOY, headers=AUTH)
+    assert again.status_code == 202
+    assert {k: again.json()[k] for k in ("id", "createdAt", "expiresAt")} == {
+        k: first[k] for k in ("id", "createdAt", "expiresAt")}  # its own deadline, not 60 s
+    assert other.status_code == 409 and other.json()["pendingId"] == first["id"]
+    assert bad.status_code == 422 and bad.json()["details"][0]["loc"] == "query.attach"
+
+
+async def test_wait_blocks_for_the_agents_own_question_only(tmp_path: Path) -> None:
+    async with running(make_config(tmp_path)) as r, r.http() as http:
+        asked = (await http.post("/v1/sessions/main/questions", json=DEPLOY, headers=AUTH)).json()
+        sub = await http.post(f"/v1/questions/{asked['id']}/wait",
+                              headers={"Authorization": f"Bearer {SUB_TOKEN}"})
+        answering = asyncio.create_task(answer_remotely(r, "canary"))
+        waited = await http.post(f"/v1/questions/{asked['id']}/wait", headers=AUTH)
+        await answering
+        after = await http.post(f"/v1/questions/{asked['id']}/wait", headers=AUTH)
+    assert sub.status_code == 404
+    assert waited.json()["answers"]["answers"]["deploy_target"]["answers"] == ["Canary"]
+    assert after.json() == waited.json()

@@ -32,7 +32,7 @@ async def test_query_parameters_are_checked_and_every_documented_operation_is_se
         served = [(method, path) for path, operations in spec["paths"].items()
                   for method, operation in operations.items()
                   if operation.get("security") == [{"bearer": []}]]  # the agents' API
-        assert len(served) == 18  # questions 8, approvals 6, rules 2, audit 2
+        assert len(served) == 20  # questions 10, approvals 6, rules 2, audit 2
         for method, path in served:
             concrete = (path.replace("{session}", "main").replace("{question_id}", qid)
                         .replace("{approval_id}", qid).replace("{rule_id}", "r_1"))
@@ -54,6 +54,9 @@ async def test_openapi_and_health(tmp_path: Path) -> None:
         ("/v1/questions/{question_id}", "get"): {"200", "401", "404", "405"},
         ("/v1/questions/{question_id}/result", "get"): {"200", "202", "401", "404", "405", "422"},
         ("/v1/questions/{question_id}/cancel", "post"): {"200", "401", "404", "405"},
+        ("/v1/questions/{question_id}/wait", "post"): {"200", "401", "404", "405", "503"},
+        ("/v1/questions/{question_id}/host-answer", "post"): {"200", "401", "403", "404", "405",
+                                                              "413", "415", "422"},
         ("/v1/sessions/{session}/timeline", "get"): {"200", "401", "405", "422"},
         ("/v1/me", "get"): {"200", "401", "405"},
         ("/v1/channels/webhook/{name}", "post"): {"200", "401", "404", "405", "413", "415",
@@ -72,6 +75,14 @@ async def test_openapi_and_health(tmp_path: Path) -> None:
     assert [s["$ref"].rsplit("/", 1)[1] for s in schemas["AskResult"]["oneOf"]] == [
         "Answered", "NoAnswer"]
     assert "answeredBy" in schemas["QuestionRecord"]["properties"]
+    assert schemas["Me"]["properties"]["hostForm"]["enum"] == ["race", "off"]
+    assert "createdAt" in schemas["Created"]["required"]
+    create = spec["paths"]["/v1/sessions/{session}/questions"]["post"]
+    assert [p["schema"]["type"] for p in create["parameters"] if p["name"] == "attach"] == [
+        "boolean"]
+    host_answer = spec["paths"]["/v1/questions/{question_id}/host-answer"]["post"]
+    assert host_answer["requestBody"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/HostAnswer"}
     # The contract's limits, where JSON Schema can say them.
     questions = schemas["AskRequest"]["properties"]["questions"]
     assert (questions["minItems"], questions["maxItems"]) == (1, 3)

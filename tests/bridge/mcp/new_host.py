@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -13,7 +14,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.adapters.webhook.support import post_reply
-from tests.harness import AGENT_TOKEN, Running, base_env, until
+from tests.harness import AGENT_TOKEN, Running, base_env, make_config, until
 
 MODERN = "2026-07-28"
 MODES = [MODERN, "legacy"]
@@ -52,3 +53,30 @@ async def answer_remotely(r: Running, text: str) -> None:
 def answer(result: mt.CallToolResult) -> Any:
     assert not result.is_error, result.content
     return result.structured_content
+
+
+async def ended(r: Running) -> Any:
+    """The newest question of session `mcp`, once it ended."""
+    line = await r.bridge.store.timeline("assistant", "mcp")  # type: ignore[arg-type]
+    return line[0] if line and not line[0].pending else None
+
+
+def late_form(box: list[Running]) -> Form:
+    """A form the person fills in too late: the remote answer `production` wins first."""
+    async def form(params: mt.ElicitRequestParams) -> mt.ElicitResult:
+        await answer_remotely(box[0], "production")
+        await until(lambda: ended(box[0]))
+        return mt.ElicitResult(action="accept", content={"deploy_target": "Canary"})
+    return form
+
+
+async def no_form(params: mt.ElicitRequestParams) -> mt.ElicitResult:
+    """A host form that must never be shown (`host_form = "off"`)."""
+    raise AssertionError("host_form = off: no form")
+
+
+def host_form_off(tmp: Path) -> Any:
+    """The usual test config, its main agent with `host_form = "off"`."""
+    config = make_config(tmp)
+    config.agents[0] = config.agents[0].model_copy(update={"host_form": "off"})
+    return config

@@ -12,7 +12,18 @@ import mcp.types as mt
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from tests.bridge.mcp.new_host import MODERN, MODES, answer, answer_remotely, fast_env, new_host
+from tests.bridge.mcp.new_host import (
+    MODERN,
+    MODES,
+    answer,
+    answer_remotely,
+    ended,
+    fast_env,
+    host_form_off,
+    late_form,
+    new_host,
+    no_form,
+)
 from tests.harness import SUB_TOKEN, Running, make_config, running, until
 from tests.samples import BOTH, DEPLOY
 
@@ -21,11 +32,6 @@ CANARY = {"status": "answered", "answers": {"answers": {"deploy_target": {"answe
 
 def chose(label: str) -> dict[str, Any]:
     return {"status": "answered", "answers": {"answers": {"deploy_target": {"answers": [label]}}}}
-
-
-async def ended(r: Running) -> Any:
-    line = await r.bridge.store.timeline("assistant", "mcp")  # type: ignore[arg-type]
-    return line[0] if line and not line[0].pending else None
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -111,17 +117,12 @@ async def test_a_dismissed_form_leaves_the_question_to_the_remote_surfaces(
 @pytest.mark.parametrize("mode", MODES)
 async def test_a_remote_answer_first_makes_the_late_form_input_ignored(
         tmp_path: Path, mode: str) -> None:
-    running_bridge: list[Running] = []
-
-    async def form(params: mt.ElicitRequestParams) -> mt.ElicitResult:
-        r = running_bridge[0]
-        await answer_remotely(r, "production")  # the person answers elsewhere first
-        await until(lambda: ended(r))
-        return mt.ElicitResult(action="accept", content={"deploy_target": "Canary"})
+    box: list[Running] = []
+    form = late_form(box)
 
     async with running(make_config(tmp_path)) as r, \
             new_host(f"{r.url}/mcp", mode=mode, form=form) as host:
-        running_bridge.append(r)
+        box.append(r)
         result = await host.call_tool("ask_user", DEPLOY)
         record = await ended(r)
     assert answer(result) == chose("Production")
@@ -129,11 +130,7 @@ async def test_a_remote_answer_first_makes_the_late_form_input_ignored(
 
 
 async def test_host_form_off_asks_only_the_remote_surfaces(tmp_path: Path) -> None:
-    async def form(params: mt.ElicitRequestParams) -> mt.ElicitResult:
-        raise AssertionError("host_form = off: no form")
-
-    config = make_config(tmp_path)
-    config.agents[0] = config.agents[0].model_copy(update={"host_form": "off"})
+    config, form = host_form_off(tmp_path), no_form
     async with running(config) as r, new_host(f"{r.url}/mcp", form=form) as host:
         answering = asyncio.create_task(answer_remotely(r, "canary"))
         result = await host.call_tool("ask_user", DEPLOY)
