@@ -84,8 +84,9 @@ async def test_multiple_choice_opens_the_signed_answer_page_instead_of_guessing(
             assert done.status_code == 200, done.text
             result = await client.result(qid)
             assert result is not None and result.answer_map() == {"checks": ["Lint", "Build"]}
-            assert (await r.bridge.store.get_question(qid)).answered_by.surface == \
-                f"email:{PERSON}"
+            record = await r.bridge.store.get_question(qid)
+            assert record is not None and record.answered_by is not None
+            assert record.answered_by.surface == f"email:{PERSON}"
 
 
 async def test_skip_from_a_multiple_choice_mail(tmp_path: Path) -> None:

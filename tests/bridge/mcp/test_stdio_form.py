@@ -139,7 +139,8 @@ async def test_only_the_asking_agent_hands_in_its_host_form_answer(tmp_path: Pat
         sub = await http.post(url, json=body, headers={"Authorization": f"Bearer {SUB_TOKEN}"})
         unknown = await http.post("/v1/questions/q_nope/host-answer", json=body, headers=mine)
         bad = await http.post(url, json={"answers": "Canary"}, headers=mine)
-        assert (await r.bridge.store.get_question(asked["id"])).pending  # nothing changed
+        before = await r.bridge.store.get_question(asked["id"])
+        assert before is not None and before.pending  # nothing changed
         taken = await http.post(url, json=body, headers=mine)
         record = await r.bridge.store.get_question(asked["id"])
     assert theirs.status_code == 404 and unknown.status_code == 404
@@ -147,6 +148,7 @@ async def test_only_the_asking_agent_hands_in_its_host_form_answer(tmp_path: Pat
     assert sub.status_code == 403
     assert bad.status_code == 422 and "skip" in bad.json()["details"][0]["msg"]
     assert taken.json() == {"accepted": True, "message": None}
+    assert record is not None and record.result is not None and record.answered_by is not None
     assert record.result.to_json() == chose("Canary")
     assert record.answered_by.surface == "mcp" and record.answered_by.user == "host"
 
@@ -183,6 +185,7 @@ async def test_stdio_reattached_progress_counts_from_the_question(tmp_path: Path
             result = await call
     assert answer(result) == chose("Canary")
     waited, total, message = updates[0]
+    assert record is not None
     true_left = (record.expires_at - record.created_at) / 1000 - 2
     assert waited >= 2 and total == 900
     assert message is not None

@@ -53,7 +53,8 @@ async def test_the_host_opens_the_link_and_the_answer_there_is_returned(
             new_host(f"{r.url}/mcp", mode=mode, form=open_link) as host:
         result = await host.call_tool("ask_user", DEPLOY)
     assert answer(result) == CANARY
-    assert len(shown) == 1 and shown[0].url.startswith(f"{r.url}/l/")
+    assert len(shown) == 1 and isinstance(shown[0], mt.ElicitRequestURLParams)
+    assert shown[0].url.startswith(f"{r.url}/l/")
     assert "Where should I deploy?" in shown[0].message
 
 
