@@ -84,7 +84,8 @@ class AnswerPage:
         return self._html(html.notice(loc, tr(loc, "Already ended"),
                                       said or tr(loc, "This question has already ended.")), 410)
 
-    async def _find(self, request: Request) -> tuple[LinkHolder, Prompt | None] | Response:
+    async def _find(self, request: Request) -> tuple[LinkHolder, Prompt] | Response:
+        """The link's holder and the still-pending prompt, or the page that says why not."""
         links = self.reads.links
         holder = await links.check(request.path_params["token"]) if links else None
         if holder is None:
@@ -94,6 +95,8 @@ class AnswerPage:
         if prompt is not None and not await self._sent_there(holder):
             log.info("answer_link_not_sent_there", question_id=holder.question_id)
             return self._invalid(request)
+        if prompt is None:
+            return self._ended(negotiate(request.headers.get("accept-language"), DEFAULT_LOCALE))
         return holder, prompt
 
     async def _sent_there(self, holder: LinkHolder) -> bool:
@@ -109,8 +112,6 @@ class AnswerPage:
         if isinstance(found, Response):
             return found
         holder, prompt = found
-        if prompt is None:
-            return self._ended(negotiate(request.headers.get("accept-language"), DEFAULT_LOCALE))
         return await self._form(holder, prompt)
 
     async def _form(self, holder: LinkHolder, prompt: Prompt, said: str | None = None,
@@ -128,8 +129,6 @@ class AnswerPage:
         if isinstance(found, Response):
             return found
         holder, prompt = found
-        if prompt is None:
-            return self._ended(negotiate(request.headers.get("accept-language"), DEFAULT_LOCALE))
         body = await request.body()
         if len(body) > MAX_FORM_BYTES:
             return self._html(html.notice(prompt.locale, tr(prompt.locale, "Not recorded"), tr(
