@@ -4,13 +4,30 @@ server groups pytest-xdist keeps on one worker; the end-of-run lines naming skip
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+import bridge.mcp.http  # noqa: F401  (why: below)
+
 for _var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
     os.environ.pop(_var, None)
+
+# The server imports the MCP SDK on a worker thread on /mcp's first request (bridge/mcp/lazy.py),
+# and pydantic's model building there calls ast.parse. CPython before 3.11.8 keeps the AST
+# converter's recursion depth in state shared by all threads (CPython issue 106905), so an
+# ast.parse on the main thread at the same moment (pytest's assertion rewriting of a module
+# imported late, the i18n extractor) fails with "SystemError: AST constructor recursion depth
+# mismatch". That import outlives the test that started it, so tests load the SDK here, once,
+# on the main thread; tests/bridge/mcp/test_lazy.py checks the laziness in a process of its own.
+
+# A shell that starts this run in the background (`bash .ci/run &`) hands it SIGINT ignored, and
+# children keep an ignored signal across exec: the CLI tests that press Ctrl-C on a waiting
+# `askbridge ask` would wait forever. Their children get Python's default handling back.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 TESTS = Path(__file__).parent
 
