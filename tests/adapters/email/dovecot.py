@@ -2,8 +2,8 @@
 
 Started by the first test that needs it and stopped, by its own PID, when the process exits.
 Plain IMAP with STARTTLS on one port, implicit TLS on another (the throwaway CA's certificate).
-Each test makes its own user (the passwd-file is re-read when it changes), so each gets an
-empty mailbox. Replies are put in with IMAP APPEND, as a mail server delivers them. If Dovecot
+Each test takes a user of its own (made before Dovecot started), so each gets an empty
+mailbox. Replies are put in with IMAP APPEND, as a mail server delivers them. If Dovecot
 cannot start, every test that needs it fails with the reason; only `ASKBRIDGE_TEST_EMAIL=off`
 turns them into reported skips.
 """
@@ -31,6 +31,8 @@ from tests.harness import free_port
 
 START_TIMEOUT = 20.0
 BINARY = "/usr/sbin/dovecot"
+POOL = 400
+"""Users made before Dovecot starts: more than one test process's tests take (about 60)."""
 
 
 def email_off() -> bool:
@@ -46,6 +48,9 @@ state_dir = {folder}/state
 log_path = {folder}/dovecot.log
 info_log_path = {folder}/dovecot.log
 auth_verbose = yes
+# A refused login waits 2 s by default (against guessing); the first login of a user added a
+# moment ago can be refused before Dovecot re-reads its users, and every test adds one.
+auth_failure_delay = 0
 ssl = yes
 ssl_cert = <{certs.cert}
 ssl_key = <{certs.key}
@@ -81,9 +86,24 @@ class Dovecot:
     imaps_port: int
     certs: Certs
     process: subprocess.Popen[bytes]
+    pool: list[tuple[str, str]]
+    """Users in the passwd-file since Dovecot started, not yet handed to a test."""
 
     def add_user(self, account: tuple[str, str] | None = None) -> tuple[str, str]:
-        """A fresh user with an empty mailbox: (login, password)."""
+        """A fresh user with an empty mailbox: (login, password), one of those written before
+        Dovecot started; `account` is added now instead, as a user made late. A user added
+        later is refused until Dovecot re-reads the passwd-file, and each refusal from
+        127.0.0.1 made the next login wait seconds (its auth penalty): about 4.7 s per test,
+        when every test added one."""
+        with _lock:
+            if account is not None or not self.pool:
+                return self._append_user(account)
+            login, password = self.pool.pop()
+        self._mailbox(login)
+        return login, password
+
+    def _append_user(self, account: tuple[str, str] | None) -> tuple[str, str]:
+        """Add a user to the passwd-file and wait until Dovecot takes it."""
         login, password = account or (f"u{secrets.token_hex(5)}", secrets.token_urlsafe(12))
         users = self.folder / "users"
         before = users.stat().st_mtime_ns if users.exists() else 0
@@ -94,11 +114,14 @@ class Dovecot:
         # (its login refused) until the file changed again. Move the time a second on each time.
         stamp = max(time.time_ns(), before + 1_000_000_000)
         os.utime(users, ns=(stamp, stamp))
+        self._mailbox(login)
+        self._known(login, password)
+        return login, password
+
+    def _mailbox(self, login: str) -> None:
         mail = self.folder / "mail" / login
         mail.mkdir(parents=True, exist_ok=True)
         shutil.chown(mail, "nobody", "nogroup")
-        self._known(login, password)
-        return login, password
 
     def _known(self, login: str, password: str, timeout: float = 15.0) -> None:
         """Return once Dovecot takes the new user's login (as a test waits for /healthz), so
@@ -168,13 +191,15 @@ def _launch() -> Dovecot:
     folder.chmod(0o755)  # Dovecot's mail processes run as nobody
     for sub in ("run", "state", "mail"):
         (folder / sub).mkdir()
-    (folder / "users").write_text("")
+    pool = [(f"u{secrets.token_hex(5)}", secrets.token_urlsafe(12)) for _ in range(POOL)]
+    (folder / "users").write_text("".join(f"{login}:{{PLAIN}}{password}\n"
+                                          for login, password in pool))
     certs = make_certs(folder / "tls")
     imap, imaps = free_port(), free_port()
     (folder / "dovecot.conf").write_text(_config(folder, imap, imaps, certs))
     process = subprocess.Popen([BINARY, "-F", "-c", str(folder / "dovecot.conf")],
                                stdout=subprocess.DEVNULL, stderr=(folder / "stderr").open("wb"))
-    server = Dovecot(folder, imap, imaps, certs, process)
+    server = Dovecot(folder, imap, imaps, certs, process, pool)
     atexit.register(server.stop)
     deadline = time.monotonic() + START_TIMEOUT
     while not _answers(imap):
