@@ -107,7 +107,8 @@ async def test_faulty_platforms_deliver_or_report(tmp_path: Path, figures: Figur
             "telegram": {"token_env": "TELEGRAM_BOT_TOKEN", "base_url": tg.base_url,
                          "poll_timeout": 1, "request_timeout": 1, "retry_base_seconds": 0.1,
                          "max_retry_after": 5, "pace": False},  # faults, not pace, here
-            "slack": {"base_url": dead + "/api/", "mode": "http", "retries": 1},
+            "slack": {"base_url": dead + "/api/", "mode": "http", "retries": 1,
+                      "pace": False},  # its channel's 1 a second would take 40 s here
         }, {"TELEGRAM_BOT_TOKEN": TOKEN, "STRANDED_TOKEN": "stranded-token-0123456789",
             "SLACK_BOT_TOKEN": "xoxb-x", "SLACK_SIGNING_SECRET": "s"})
         await server.start()
