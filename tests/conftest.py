@@ -16,8 +16,8 @@ for _var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_prox
     os.environ.pop(_var, None)
 
 # The server imports the MCP SDK on a worker thread on /mcp's first request (bridge/mcp/lazy.py),
-# and pydantic's model building there calls ast.parse. CPython before 3.11.8 keeps the AST
-# converter's recursion depth in state shared by all threads (CPython issue 106905), so an
+# and pydantic's model building there calls ast.parse. CPython 3.11.7 (these machines') keeps the
+# AST converter's recursion depth in state shared by all threads (CPython issue 106905), so an
 # ast.parse on the main thread at the same moment (pytest's assertion rewriting of a module
 # imported late, the i18n extractor) fails with "SystemError: AST constructor recursion depth
 # mismatch". That import outlives the test that started it, so tests load the SDK here, once,
