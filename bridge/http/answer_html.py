@@ -10,7 +10,7 @@ from typing import Any
 from bridge.model.prompt import Prompt
 from bridge.model.validation import Problem
 from bridge.text.approval_text import FINGERPRINT
-from bridge.text.i18n import tr
+from bridge.text.i18n import N_, tr
 
 STYLE = """
 :root{--bg:#f4f5f7;--panel:#fff;--ink:#1c2230;--ink-2:#4a5263;--muted:#7a8294;--line:#e3e6ec;
@@ -94,8 +94,8 @@ def approval_form(locale: str, view: dict[str, Any], said: str | None = None,
     fingerprint = tr(locale, "Payload: #{fingerprint}", fingerprint=digest[:FINGERPRINT])
     hidden = f"<input type=\"hidden\" name=\"hash\" value=\"{escape(digest)}\">"
     facts = "".join(f"<dt>{escape(tr(locale, name))}</dt><dd>{escape(str(value))}</dd>"
-                    for name, value in (("Tool", request.get("tool") or "-"),
-                                        ("Risk", request.get("risk", "medium"))))
+                    for name, value in ((N_("Tool"), request.get("tool") or "-"),
+                                        (N_("Risk"), request.get("risk", "medium"))))
     wrong = "".join(f"<p class=\"problem\" role=\"alert\">{escape(p.loc)}: {escape(p.msg)}</p>"
                     for p in problems or [])
     return page(locale, str(request.get("action", "")), "".join([
