@@ -9,7 +9,7 @@ from typing import Any
 
 from bridge.model.prompt import Prompt
 from bridge.model.validation import Problem
-from bridge.text.approval_text import FINGERPRINT
+from bridge.text.approval_text import ALLOW, APPROVE, FINGERPRINT
 from bridge.text.i18n import N_, tr
 
 STYLE = """
@@ -85,8 +85,9 @@ def question_form(prompt: Prompt, said: str | None = None) -> str:
 
 def approval_form(locale: str, view: dict[str, Any], said: str | None = None,
                   edited: str | None = None, problems: list[Problem] | None = None) -> str:
-    """Action, tool, risk, arguments and fingerprint; Approve, Reject with a reason, and Edit
-    (the arguments as JSON, with every problem shown above the kept text)."""
+    """Action, tool, risk, arguments and fingerprint; Approve or Allow for 1 h (these arguments,
+    as the buttons on every surface), Reject with a reason, and Edit (the arguments as JSON, with
+    every problem shown above the kept text). Each form sends the hash of what it showed."""
     request = view["request"]
     arguments = request.get("arguments") or {}
     shown = json.dumps(arguments, indent=2, ensure_ascii=False, sort_keys=True)
@@ -103,8 +104,9 @@ def approval_form(locale: str, view: dict[str, Any], said: str | None = None,
         f"<h1>{escape(str(request.get('action', '')))}</h1><dl>{facts}</dl>",
         f"<pre>{escape(shown)}</pre><p>{escape(fingerprint)}</p>",
         f"<form method=\"post\">{hidden}<div class=\"row\"><button type=\"submit\" "
-        f"name=\"decision\" value=\"approve\">{escape(tr(locale, 'Approve'))}</button></div>"
-        "</form>",
+        f"name=\"decision\" value=\"approve\">{escape(tr(locale, APPROVE))}</button>"
+        "<button class=\"quiet\" type=\"submit\" name=\"decision\" value=\"allow\">"
+        f"{escape(tr(locale, ALLOW))}</button></div></form>",
         f"<form method=\"post\">{hidden}<label class=\"text\" for=\"reason\">"
         f"{escape(tr(locale, 'Reason for rejecting'))}</label><input type=\"text\" id=\"reason\" "
         "name=\"reason\" maxlength=\"1000\"><div class=\"row\"><button class=\"bad\" "
