@@ -57,7 +57,8 @@ def _message_arg(node: ast.Call, helpers: Helpers) -> ast.expr | None:
 
 def helpers(trees: list[ast.Module]) -> Helpers:
     """`tr`, and every function whose parameter reaches `tr` (or another helper) as the message,
-    so `self._problem(request, 404, "There is no such question.")` is read like `tr(loc, "…")`."""
+    so `self._problem(request, 404, "There is no such question.")` is read like `tr(loc, "…")`.
+    Matched by name: a same-named function elsewhere is read alike (an extra message at worst)."""
     found: Helpers = {"tr": (1, "message")}
     grew = True
     while grew:  # a helper may hand its parameter to another helper: follow until nothing new

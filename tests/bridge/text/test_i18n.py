@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.text.i18n import catalogs, negotiate, time_of_day, tr, translations
+from bridge.text.i18n import catalog_path, catalogs, negotiate, time_of_day, tr, translations
 from bridge.text.i18n.catalogs import (
     ROOT,
     Found,
@@ -106,7 +106,7 @@ def test_update_drops_no_message_in_use(tmp_path: Path, monkeypatch: pytest.Monk
     a catalog is one the extractor finds (none is used only in a way it cannot read)."""
     for locale in translated_locales():
         copy = tmp_path / f"{locale}.po"
-        copy.write_bytes(catalogs.catalog_path(locale).read_bytes())
+        copy.write_bytes(catalog_path(locale).read_bytes())
         monkeypatch.setattr(catalogs, "catalog_path", lambda _locale, c=copy: c)
         before = {str(m.id): m.string for m in catalogs.load(locale) if m.id}
         assert update(locale, extract()) == 0
