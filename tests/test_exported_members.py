@@ -17,7 +17,7 @@ EXPORTED = {
     "ButtonAction", "ButtonPressed", "ButtonsLayout", "Capabilities", "Checkable", "ConfigError",
     "DEFAULT_LOCALE", "Delivery", "DeliveryError", "FinalKind", "Finalization", "InboundEvent",
     "InboundReply", "InboundSink", "InvalidRequest", "LOCALES", "LOCALE_NAMES", "Layout", "Locale",
-    "LongConnection", "MessageRef", "NativeControls", "NativePrompt", "NativeQuestion",
+    "LongConnection", "MessageRef", "N_", "NativeControls", "NativePrompt", "NativeQuestion",
     "OTHER_BUTTON", "Observer", "Pace", "Paced", "Parsed", "Picked", "Priority", "Problem",
     "Prompt", "PromptQuestion", "Queries", "QuestionId", "Refused", "Reminder", "Reminding",
     "Routed", "RuleRevoked", "SIGNATURE_HEADER", "SKIP_BUTTON", "SelectionChanged", "SessionKey",

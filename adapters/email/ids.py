@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from email.utils import make_msgid
+
 from adapters.email.config import ADDRESS, plain_address
 from bridge import MessageRef, SurfaceId, surface_target
 
@@ -26,3 +29,19 @@ def message_ref(message_id: str) -> MessageRef:
 
 def parse_ref(ref: MessageRef | str) -> str:
     return str(ref)
+
+
+SHOWN_CHARS = 16
+_SHOWN = re.compile(rf"\.p([0-9a-f]{{{SHOWN_CHARS}}})@[^@<>\s]+>$")
+
+
+def new_message_id(domain: str, shown: str | None = None) -> str:
+    """A fresh `Message-ID`; about an approval, it ends in `.p<payload hash start>` so that a
+    reply saying it answers this message (`In-Reply-To`) names the arguments it showed."""
+    return make_msgid(f"p{shown[:SHOWN_CHARS]}" if shown else None, domain)
+
+
+def shown_in(message_id: str) -> str | None:
+    """The payload hash start a `Message-ID` of ours carries; None for any other."""
+    found = _SHOWN.search(message_id.strip())
+    return found.group(1) if found else None

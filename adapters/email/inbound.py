@@ -21,6 +21,7 @@ import structlog
 
 from adapters.email.config import plain_address
 from adapters.email.htmltext import html_text
+from adapters.email.ids import shown_in
 from adapters.email.quotes import own_words
 from bridge import QuestionId, SurfaceId, TextReceived, UserRef
 
@@ -28,6 +29,7 @@ log = structlog.get_logger("askbridge.email")
 RECIPIENT_HEADERS = ("To", "Cc", "Delivered-To", "X-Original-To", "Envelope-To")
 AUTOMATIC_PRECEDENCE = frozenset({"bulk", "auto_reply", "junk", "list"})
 MAX_TEXT = 8000
+_MSG_IDS = re.compile(r"<[^<>\s]+>")
 T = TypeVar("T")
 
 
@@ -41,6 +43,9 @@ class Mail:
     automatic: bool
     text: str | None
     """The person's own words (quotes and signature stripped); None when unreadable."""
+    shown: str | None = None
+    """The payload hash start of the approval message it replies to (`In-Reply-To`, else the
+    last of `References`), when that is one of ours about an approval."""
 
 
 def token_pattern(reply_to: str) -> re.Pattern[str]:
@@ -58,7 +63,15 @@ def read_mail(raw: bytes, tokens: re.Pattern[str]) -> Mail:
                                         or None, None),
                 subject=_header_safe(lambda: str(msg.get("Subject", "")), ""),
                 automatic=_header_safe(lambda: is_automatic(msg), True),
-                text=_text(msg))
+                text=_text(msg), shown=_header_safe(lambda: _replied_shown(msg), None))
+
+
+def _replied_shown(msg: Message) -> str | None:
+    """What the message this one replies to showed: `In-Reply-To` names it, or, from clients
+    that leave that out, the last `References` entry."""
+    replied = (_MSG_IDS.findall(str(msg.get("In-Reply-To", "")))
+               or _MSG_IDS.findall(str(msg.get("References", ""))))
+    return shown_in(replied[-1]) if replied else None
 
 
 def _header_safe(read: Callable[[], T], fallback: T) -> T:
@@ -117,4 +130,4 @@ def event_from(mail: Mail, surface: SurfaceId, question_id: QuestionId,
                authorized: bool) -> TextReceived:
     """The one kind of event e-mail has: a text, bound to the question its token names."""
     return TextReceived(surface=surface, user=UserRef(mail.sender), text=mail.text or "",
-                        authorized=authorized, reply_to=question_id)
+                        authorized=authorized, reply_to=question_id, shown_hash=mail.shown)

@@ -1,7 +1,8 @@
 """Outgoing mail (pure): the prompt as text + HTML with its links, reminders, notices, status.
 
 Every message about one question is in one thread: each carries `References` to the question's
-thread root, and reminders, notices and status mails reply to the prompt's `Message-ID`.
+thread root, and reminders, notices and status mails reply to the prompt's `Message-ID`. Those
+about an approval name in their `Message-ID` the payload they show (`ids.new_message_id`).
 Everything askbridge sends is marked `Auto-Submitted` so vacation responders stay quiet.
 """
 
@@ -11,9 +12,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.headerregistry import Address
 from email.message import EmailMessage
-from email.utils import format_datetime, make_msgid
+from email.utils import format_datetime
 from html import escape
 
+from adapters.email.ids import new_message_id
 from bridge import Finalization, Prompt, QuestionId, Reminder, tr
 
 STYLE_BUTTON = ("display:inline-block;margin:0 8px 8px 0;padding:9px 18px;border-radius:10px;"
@@ -57,14 +59,20 @@ def subject(prompt: Prompt) -> str:
     return tr(prompt.locale, "Question: {title}", title=title)
 
 
-def _base(env: Envelope, subject_line: str, in_reply_to: str | None, kind: str) -> EmailMessage:
+def shown(prompt: Prompt) -> str | None:
+    """The payload hash of the arguments an approval's prompt shows; None for a question."""
+    return prompt.approval.payload_hash if prompt.approval is not None else None
+
+
+def _base(env: Envelope, subject_line: str, in_reply_to: str | None, kind: str,
+          payload: str | None = None) -> EmailMessage:
     msg = EmailMessage()
     msg["From"] = env.sender
     msg["To"] = env.to
     msg["Reply-To"] = env.reply_to
     msg["Subject"] = subject_line
     msg["Date"] = format_datetime(datetime.now(UTC))
-    msg["Message-ID"] = make_msgid(domain=env.domain)
+    msg["Message-ID"] = new_message_id(env.domain, payload)
     msg["References"] = f"{env.thread_root} {in_reply_to}" if in_reply_to else env.thread_root
     if in_reply_to:
         msg["In-Reply-To"] = in_reply_to
@@ -76,7 +84,7 @@ def _base(env: Envelope, subject_line: str, in_reply_to: str | None, kind: str) 
 
 def prompt(prompt: Prompt, env: Envelope, links: Links) -> EmailMessage:
     """multipart/alternative: the numbered prompt as text, and as HTML with a link per choice."""
-    msg = _base(env, subject(prompt), None, "prompt")
+    msg = _base(env, subject(prompt), None, "prompt", shown(prompt))
     msg.set_content(prompt.text)
     msg.add_alternative(_html(prompt, links), subtype="html")
     return msg
@@ -105,7 +113,8 @@ def _link(url: str, label: str, style: str) -> str:
 
 
 def reminder(reminder: Reminder, env: Envelope, prompt_id: str | None) -> EmailMessage:
-    msg = _base(env, "Re: " + subject(reminder.prompt), prompt_id, "reminder")
+    msg = _base(env, "Re: " + subject(reminder.prompt), prompt_id, "reminder",
+                shown(reminder.prompt))
     msg.set_content(reminder.text)
     return msg
 
@@ -115,15 +124,17 @@ def final(final: Finalization, env: Envelope, prompt_id: str | None) -> EmailMes
     questions = final.prompt.questions
     title = (questions[0].header if len(questions) == 1
              else tr(final.prompt.locale, "Your questions"))
-    msg = _base(env, "Re: " + subject(final.prompt), prompt_id, "status")
+    msg = _base(env, "Re: " + subject(final.prompt), prompt_id, "status", shown(final.prompt))
     msg.set_content(f"{title}: {final.status_line}")
     return msg
 
 
-def notice(text: str, env: Envelope, subject_line: str, in_reply_to: str | None) -> EmailMessage:
+def notice(text: str, env: Envelope, subject_line: str, in_reply_to: str | None,
+           payload: str | None = None) -> EmailMessage:
     """A short answer to a person's reply ("still needed …", "already ended"); it never quotes
-    the reply, so own words are never echoed."""
+    the reply, so own words are never echoed. `payload`: the one the reply was deciding on, so a
+    reply to this notice decides on the same arguments."""
     reply_subject = subject_line if subject_line.lower().startswith("re:") else f"Re: {subject_line}"
-    msg = _base(env, reply_subject, in_reply_to, "notice")
+    msg = _base(env, reply_subject, in_reply_to, "notice", payload)
     msg.set_content(text)
     return msg

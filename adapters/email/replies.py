@@ -107,6 +107,6 @@ class Replies:
         env = self.envelope(question_id, surface, mail.sender)
         subject = " ".join(mail.subject.split())[:200]
         try:
-            await self.send(render.notice(text, env, subject, mail.message_id))
+            await self.send(render.notice(text, env, subject, mail.message_id, mail.shown))
         except DeliveryError as exc:  # the reply counted all the same; only the notice is lost
             log.warning("email_notice_failed", question_id=question_id, error=str(exc))

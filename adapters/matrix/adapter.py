@@ -89,7 +89,8 @@ class MatrixAdapter:
         for event_type, content, part in render.prompt(prompt, self.config.native):
             polling = event_type == render.POLL_START
             try:
-                event_id = await client.send(room, event_type, content, txn(qid, room, part))
+                event_id = await client.send(room, event_type, content,
+                                             txn(qid, room, part, render.shown(prompt)))
             except DeliveryError as exc:
                 if not polling:
                     raise
@@ -97,7 +98,8 @@ class MatrixAdapter:
                             error=str(exc))
                 break  # the text is out and answerable: keep it
             index = content.get(render.POLL_INDEX) if polling else None
-            remember(self._marks, event_id, Mark(question_id=qid, index=index))
+            remember(self._marks, event_id, Mark(question_id=qid, index=index,
+                                                 shown=content.get(render.SHOWN)))
             if polling:
                 polls.append(event_id)
             else:
@@ -115,7 +117,8 @@ class MatrixAdapter:
         problems: list[str] = []
         for event_type, content, part in render.final(sent.text_id, sent.poll_ids, final):
             try:  # each step on its own: one refusal skips none
-                await client.send(room, event_type, content, txn(qid, room, part))
+                await client.send(room, event_type, content,
+                                  txn(qid, room, part, render.shown(final.prompt)))
             except DeliveryError as exc:
                 problems.append(str(exc))
         if problems:
@@ -133,8 +136,10 @@ class MatrixAdapter:
             room, text_id = self._room(delivery.surface), None
         event_id = await client.send(
             room, render.MESSAGE, render.reminder_content(reminder, text_id),
-            txn(delivery.question_id, room, f"remind{reminder.number}"))
-        remember(self._marks, event_id, Mark(question_id=reminder.prompt.question_id))
+            txn(delivery.question_id, room, f"remind{reminder.number}",
+                render.shown(reminder.prompt)))
+        remember(self._marks, event_id, Mark(question_id=reminder.prompt.question_id,
+                                             shown=render.shown(reminder.prompt)))
         log.info("matrix_reminded", question_id=delivery.question_id, number=reminder.number)
         return MessageRef(event_id)
 

@@ -12,13 +12,13 @@ import structlog
 
 from adapters.matrix.client import MatrixClient
 from adapters.matrix.ids import surface_for
-from bridge import AdapterState, Queries, QuestionId, SurfaceId, UserRef, tr
+from bridge import N_, AdapterState, Queries, QuestionId, SurfaceId, UserRef, tr
 
 log = structlog.get_logger("askbridge.matrix")
 REASON = "reason"
 """A notice's `asks`: a plain reply to it is a rejection's reason."""
 EDIT_WORDS = frozenset({"edit", "ubah", "/edit"})
-_NEED_REASON = 'Say why: reply "reject <reason>".'
+_NEED_REASON = N_('Say why: reply "reject <reason>".')
 """The core's words for a Reject without a reason (a vote, or `reject` alone)."""
 DIRECT = "direct:"
 """Adapter state: `direct:<user>` → the direct chat the bot opened with them."""

@@ -43,9 +43,12 @@ def parse_ref(ref: str) -> Sent:
     return Sent(room, text, tuple(p for p in polls.split(",") if p))
 
 
-def txn(question_id: str, room_id: str, part: str) -> str:
+def txn(question_id: str, room_id: str, part: str, shown: str | None = None) -> str:
     """A transaction id per (question, room, part): a send retried (a timeout, a resend after a
     restart) is deduplicated by the homeserver instead of posted twice. Some servers scope ids
-    per device rather than per room, hence the room's digest."""
+    per device rather than per room, hence the room's digest. An approval's events also name
+    the payload they show (`shown`): once an edit changes the arguments, the prompt shown again
+    and its later edits are new events, not the old ones the homeserver would hand back."""
     room = hashlib.sha256(room_id.encode()).hexdigest()[:10]
-    return f"askbridge.{question_id}.{room}.{part}"
+    payload = f".{shown[:16]}" if shown else ""
+    return f"askbridge.{question_id}.{room}.{part}{payload}"

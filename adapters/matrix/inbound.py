@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from adapters.matrix.render import ASKS, MARK, POLL_INDEX, POLL_RESPONSES
+from adapters.matrix.render import ASKS, MARK, POLL_INDEX, POLL_RESPONSES, SHOWN
 from bridge import QuestionId
 
 _TEXT_TYPES = {"m.text", "m.emote"}
@@ -57,6 +57,8 @@ class Mark(BaseModel):
     index: int | None = None
     asks: str | None = None
     """What a plain reply to this notice is (`reason`: a rejection's reason)."""
+    shown: str | None = None
+    """An approval's: the payload hash of the arguments the event showed."""
 
 
 def strip_reply_fallback(body: str) -> str:
@@ -125,7 +127,7 @@ def mark_of(raw: dict[str, Any], me: str) -> Mark | None:
         return None
     try:
         return Mark(question_id=content[MARK], index=content.get(POLL_INDEX),
-                    asks=content.get(ASKS))
+                    asks=content.get(ASKS), shown=content.get(SHOWN))
     except ValidationError:
         return None
 

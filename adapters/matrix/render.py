@@ -3,7 +3,9 @@
 Polls use the unstable MSC3381 names (`org.matrix.msc3381.poll.*`, `org.matrix.msc1767.text`)
 that Element and other current clients read, with the stable `m.poll` block beside them.
 Every event we send carries `MARK` (the question id) so a reply to any of them binds to its
-question, even after a restart or on another replica, without a lookup table.
+question, even after a restart or on another replica, without a lookup table; an approval's
+events carry `SHOWN` too (the payload hash of the arguments they show), so a reply or vote on a
+prompt an edit has replaced is refused as stale.
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ MARK = "net.askbridge.question"
 POLL_INDEX = "net.askbridge.index"
 ASKS = "net.askbridge.asks"
 """On a notice: what a plain reply to it is (`reason`: a rejection's reason)."""
+SHOWN = "net.askbridge.payload"
+"""On an approval's events: the payload hash of the arguments shown (on a notice: of those the
+person was deciding on)."""
 POLL_START = "org.matrix.msc3381.poll.start"
 POLL_END = "org.matrix.msc3381.poll.end"
 POLL_RESPONSES = ("org.matrix.msc3381.poll.response", "m.poll.response")
@@ -36,6 +41,17 @@ def wants_polls(prompt: Prompt, native: Literal["all", "single"]) -> bool:
     return native == "all" or prompt.layout.kind == "buttons"
 
 
+def shown(prompt: Prompt) -> str | None:
+    """The payload hash of the arguments an approval's prompt shows; None for a question."""
+    return prompt.approval.payload_hash if prompt.approval is not None else None
+
+
+def marks(prompt: Prompt) -> Content:
+    """The mark every event about `prompt` carries: its question, and an approval's payload."""
+    payload = shown(prompt)
+    return {MARK: prompt.question_id, **({SHOWN: payload} if payload else {})}
+
+
 def _parts(prompt: Prompt) -> list[str]:
     return split_text(prompt.text, MAX_TEXT, last_room=status_room(prompt)) or [prompt.title]
 
@@ -44,7 +60,7 @@ def prompt(prompt: Prompt, native: Literal["all", "single"]) -> list[Step]:
     """What to send, in order: the numbered plain text (how to answer by text, on every client;
     a long one in several messages, the last one edited when the question ends), then a poll
     per question where polls are wanted."""
-    texts = [(MESSAGE, {"msgtype": "m.text", "body": part, MARK: prompt.question_id},
+    texts = [(MESSAGE, {"msgtype": "m.text", "body": part, **marks(prompt)},
               f"text{n}" if n else "text") for n, part in enumerate(_parts(prompt))]
     polls = [(POLL_START, poll_content(prompt, index), f"poll{index}")
              for index in range(len(prompt.questions))] if wants_polls(prompt, native) else []
@@ -84,7 +100,7 @@ def poll_content(prompt: Prompt, index: int) -> Content:
                    "answers": [{"m.id": a["m.id"], "m.text": a["m.text"]} for a in answers]},
         TEXT: fallback,
         "body": fallback,
-        MARK: prompt.question_id,
+        **marks(prompt),
         POLL_INDEX: index,
     }
 
@@ -99,23 +115,25 @@ def edit_content(text_id: str, final: Finalization) -> Content:
     new = {"msgtype": "m.text", "body": final_text(final)}
     return {"msgtype": "m.text", "body": f"* {new['body']}", "m.new_content": new,
             "m.relates_to": {"rel_type": "m.replace", "event_id": text_id},
-            MARK: final.prompt.question_id}
+            **marks(final.prompt)}
 
 
 def end_content(poll_id: str, final: Finalization) -> Content:
     return {"m.relates_to": {"rel_type": "m.reference", "event_id": poll_id},
             POLL_END: {}, TEXT: final.status_line, "body": final.status_line,
-            MARK: final.prompt.question_id}
+            **marks(final.prompt)}
 
 
 def notice_content(text: str, reply_to: str | None, question_id: str | None,
-                   asks: str | None = None) -> Content:
+                   asks: str | None = None, shown: str | None = None) -> Content:
     """What a person is told back (a refusal, what is still missing), as a reply to them."""
     content: Content = {"msgtype": "m.notice", "body": text, **_reply(reply_to)}
     if question_id:
         content[MARK] = question_id
         if asks:
             content[ASKS] = asks
+        if shown:
+            content[SHOWN] = shown
     return content
 
 
@@ -126,5 +144,5 @@ def sealed(locale: str) -> str:
 
 def reminder_content(reminder: Reminder, prompt_text_id: str | None) -> Content:
     """A reminder is a new message (it should notify), replying to the prompt text."""
-    return {"msgtype": "m.text", "body": reminder.text, MARK: reminder.prompt.question_id,
+    return {"msgtype": "m.text", "body": reminder.text, **marks(reminder.prompt),
             **_reply(prompt_text_id)}

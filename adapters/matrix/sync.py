@@ -156,15 +156,17 @@ class Syncer:
             return
         if mark is not None and mark.asks == approvals.REASON:  # a reply to "Say why"
             text = approvals.as_reason(text)
+        shown = mark.shown if mark else None  # a reply to a prompt an edit replaced is stale
         event = TextReceived(surface=surface_for(said.room_id), user=UserRef(said.sender),
-                             text=text, authorized=authorized, reply_to=reply_to)
+                             text=text, authorized=authorized, reply_to=reply_to,
+                             shown_hash=shown)
         reply = await self.sink.text_received(event)
         log.info("matrix_text", surface=event.surface, handled=reply.handled,
                  accepted=reply.accepted, question_id=reply.question_id)
         if reply.handled and reply.text:
             await self.notice(said.room_id, reply.text, said.event_id,
                               None if reply.ended else reply.question_id,
-                              _asks(reply.text, reply.locale))
+                              _asks(reply.text, reply.locale), shown)
 
     async def _voted(self, vote: Vote) -> None:
         mark = await self.mark(vote.room_id, vote.poll_id)
@@ -189,7 +191,8 @@ class Syncer:
         labels = [question.options[i][0] for i in picked]
         if len(prompt.questions) == 1:
             reply = await self.sink.answers_submitted(AnswerSubmitted(
-                surface, user, mark.question_id, {question.id: labels}, authorized))
+                surface, user, mark.question_id, {question.id: labels}, authorized,
+                shown_hash=mark.shown))
         else:  # one poll of several: the core keeps it as a partial answer, shared with text
             line = f"{mark.index + 1}: {', '.join(labels)}"
             reply = await self.sink.text_received(TextReceived(
@@ -198,14 +201,17 @@ class Syncer:
                  authorized=authorized, accepted=reply.accepted, ended=reply.ended)
         if reply.text and not reply.accepted:  # an accepted vote shows in the poll itself
             await self.notice(vote.room_id, reply.text, vote.event_id, reply.question_id,
-                              _asks(reply.text, reply.locale))
+                              _asks(reply.text, reply.locale), mark.shown)
 
     async def notice(self, room_id: str, text: str, reply_to: str | None,
-                     question_id: QuestionId | None, asks: str | None = None) -> None:
-        content = render.notice_content(text, reply_to, question_id, asks)
+                     question_id: QuestionId | None, asks: str | None = None,
+                     shown: str | None = None) -> None:
+        """`shown`: the payload the person was deciding on, so a reply to a `Say why` notice
+        about arguments an edit has since replaced is refused as stale too."""
+        content = render.notice_content(text, reply_to, question_id, asks, shown)
         event_id = await self.client.send(room_id, "m.room.message", content)
         if question_id:
-            remember(self.marks, event_id, Mark(question_id=question_id, asks=asks))
+            remember(self.marks, event_id, Mark(question_id=question_id, asks=asks, shown=shown))
 
 
 def _asks(text: str, locale: str) -> str | None:

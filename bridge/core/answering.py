@@ -85,14 +85,15 @@ class Answering:
             return None
         given = (result.answer_map().get("decision") or [""])[0]
         labels = [o.label for o in record.request.questions[0].options]
+        shown = event.shown_hash if isinstance(event, AnswerSubmitted | TextReceived) else None
         if given in labels:
             return Ballot(event.surface, event.user, CHOICES[labels.index(given)],  # type: ignore[arg-type]
-                          event.authorized, locale)
+                          event.authorized, locale, shown_hash=shown)
         parsed = parse_decision(given)
         if parsed is None:
             return None
         return Ballot(event.surface, event.user, parsed.choice, event.authorized, locale,
-                      parsed.reason, shown_hash=parsed.quoted)
+                      parsed.reason, shown_hash=parsed.quoted or shown)
 
     def lock(self, question_id: QuestionId) -> asyncio.Lock:
         """Held while a question's partial answers are read and written."""

@@ -243,7 +243,7 @@ class Receiver:
                                 locale=loc)
         return await self.answering.cast(record, Ballot(
             event.surface, event.user, parsed.choice, event.authorized, loc, parsed.reason,
-            shown_hash=parsed.quoted))
+            shown_hash=parsed.quoted or event.shown_hash))
 
     async def rule_revoked(self, event: RuleRevoked) -> InboundReply:
         return await rule_revoked(self, event)

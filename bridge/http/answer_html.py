@@ -9,8 +9,8 @@ from typing import Any
 
 from bridge.model.prompt import Prompt
 from bridge.model.validation import Problem
-from bridge.text.approval_text import FINGERPRINT
-from bridge.text.i18n import tr
+from bridge.text.approval_text import ALLOW, APPROVE, FINGERPRINT
+from bridge.text.i18n import N_, tr
 
 STYLE = """
 :root{--bg:#f4f5f7;--panel:#fff;--ink:#1c2230;--ink-2:#4a5263;--muted:#7a8294;--line:#e3e6ec;
@@ -85,8 +85,9 @@ def question_form(prompt: Prompt, said: str | None = None) -> str:
 
 def approval_form(locale: str, view: dict[str, Any], said: str | None = None,
                   edited: str | None = None, problems: list[Problem] | None = None) -> str:
-    """Action, tool, risk, arguments and fingerprint; Approve, Reject with a reason, and Edit
-    (the arguments as JSON, with every problem shown above the kept text)."""
+    """Action, tool, risk, arguments and fingerprint; Approve or Allow for 1 h (these arguments,
+    as the buttons on every surface), Reject with a reason, and Edit (the arguments as JSON, with
+    every problem shown above the kept text). Each form sends the hash of what it showed."""
     request = view["request"]
     arguments = request.get("arguments") or {}
     shown = json.dumps(arguments, indent=2, ensure_ascii=False, sort_keys=True)
@@ -94,8 +95,8 @@ def approval_form(locale: str, view: dict[str, Any], said: str | None = None,
     fingerprint = tr(locale, "Payload: #{fingerprint}", fingerprint=digest[:FINGERPRINT])
     hidden = f"<input type=\"hidden\" name=\"hash\" value=\"{escape(digest)}\">"
     facts = "".join(f"<dt>{escape(tr(locale, name))}</dt><dd>{escape(str(value))}</dd>"
-                    for name, value in (("Tool", request.get("tool") or "-"),
-                                        ("Risk", request.get("risk", "medium"))))
+                    for name, value in ((N_("Tool"), request.get("tool") or "-"),
+                                        (N_("Risk"), request.get("risk", "medium"))))
     wrong = "".join(f"<p class=\"problem\" role=\"alert\">{escape(p.loc)}: {escape(p.msg)}</p>"
                     for p in problems or [])
     return page(locale, str(request.get("action", "")), "".join([
@@ -103,8 +104,9 @@ def approval_form(locale: str, view: dict[str, Any], said: str | None = None,
         f"<h1>{escape(str(request.get('action', '')))}</h1><dl>{facts}</dl>",
         f"<pre>{escape(shown)}</pre><p>{escape(fingerprint)}</p>",
         f"<form method=\"post\">{hidden}<div class=\"row\"><button type=\"submit\" "
-        f"name=\"decision\" value=\"approve\">{escape(tr(locale, 'Approve'))}</button></div>"
-        "</form>",
+        f"name=\"decision\" value=\"approve\">{escape(tr(locale, APPROVE))}</button>"
+        "<button class=\"quiet\" type=\"submit\" name=\"decision\" value=\"allow\">"
+        f"{escape(tr(locale, ALLOW))}</button></div></form>",
         f"<form method=\"post\">{hidden}<label class=\"text\" for=\"reason\">"
         f"{escape(tr(locale, 'Reason for rejecting'))}</label><input type=\"text\" id=\"reason\" "
         "name=\"reason\" maxlength=\"1000\"><div class=\"row\"><button class=\"bad\" "

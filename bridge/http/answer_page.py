@@ -10,7 +10,7 @@ Nothing here logs the token or anything a person wrote.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import parse_qs
 
 import structlog
@@ -39,7 +39,10 @@ HEADERS = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer",
            "form-action 'self'; frame-ancestors 'none'"}
 MAX_FORM_BYTES = 64 * 1024
 """A form is a few choices, a reason or edited arguments (at most 16 KiB of JSON)."""
-DECISIONS = ("approve", "reject", "edit")
+CHOICES: dict[str, Literal["approve", "reject", "allow"]] = {
+    "approve": "approve", "allow": "allow", "reject": "reject", "edit": "approve"}
+"""The page's buttons and what each tells the core; Allow for 1 h is Approve plus the rule for
+these arguments, as on every surface's buttons."""
 SINGLE_USER = ("web", "mcp")
 """Surfaces with one person behind them: whoever the link names answers there."""
 
@@ -148,9 +151,10 @@ class AnswerPage:
     async def _decide(self, holder: LinkHolder, prompt: Prompt, form: dict[str, list[str]],
                       authorized: bool) -> Response:
         decision, digest = _first(form, "decision"), _first(form, "hash").lower()
-        if decision not in DECISIONS or not digest:  # the page's buttons always send both
+        if decision not in CHOICES or not digest:  # the page's buttons always send both
             return await self._form(holder, prompt, status=422, said=tr(
-                prompt.locale, "Press Approve, Reject or Approve edited on this page."))
+                prompt.locale, "Press Approve, Allow for 1 h, Reject or Approve edited on this "
+                "page."))
         arguments: dict[str, Any] | None = None
         if decision == "edit":
             text = _first(form, "arguments")
@@ -166,7 +170,7 @@ class AnswerPage:
                                         status=422)
         reply = await self.sink.approval_decided(ApprovalDecided(
             holder.surface, holder.user, holder.question_id,
-            "reject" if decision == "reject" else "approve", authorized=authorized,
+            CHOICES[decision], authorized=authorized,
             reason=_first(form, "reason").strip(), arguments=arguments,
             payload_hash=digest, locale=prompt.locale))
         return await self._replied(holder, prompt, reply, decision)

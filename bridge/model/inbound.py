@@ -43,6 +43,10 @@ class TextReceived:
     authorized: bool
     reply_to: str | None = None
     """A platform message reference or a question id the text replies to, if the platform says."""
+    shown_hash: str | None = None
+    """The payload hash (or its first 6+ hex characters) the approval prompt it replies to
+    showed, when the platform says which message that was: a decision on arguments an edit has
+    since replaced is refused as stale, as a button's is. A `#…` the person wrote wins."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +65,8 @@ class AnswerSubmitted:
     partial: bool = False
     """Some questions only (a native `Other…` per question): kept with the earlier answers;
     the question ends once every question has an answer."""
+    shown_hash: str | None = None
+    """For an approval: the payload hash the answered prompt (a native poll) showed."""
 
 
 @dataclass(frozen=True, slots=True)

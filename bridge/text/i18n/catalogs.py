@@ -37,23 +37,74 @@ def _literal(node: ast.expr) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
-def _python(path: Path, found: Found) -> None:
+def _called(node: ast.Call) -> str:
+    func = node.func
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+
+
+Helpers = dict[str, tuple[int, str]]
+"""Functions that hand a parameter on as a message: name → that parameter's position (not
+counting `self`/`cls`) and name. `tr` itself is one: its message is the second argument."""
+
+
+def _message_arg(node: ast.Call, helpers: Helpers) -> ast.expr | None:
+    """The argument a call to `tr` or a helper passes as its message, if it passes one."""
+    position, name = helpers[_called(node)]
+    if len(node.args) > position and not isinstance(node.args[position], ast.Starred):
+        return node.args[position]
+    return next((k.value for k in node.keywords if k.arg == name), None)
+
+
+def helpers(trees: list[ast.Module]) -> Helpers:
+    """`tr`, and every function whose parameter reaches `tr` (or another helper) as the message,
+    so `self._problem(request, 404, "There is no such question.")` is read like `tr(loc, "…")`.
+    Matched by name: a same-named function elsewhere is read alike (an extra message at worst)."""
+    found: Helpers = {"tr": (1, "message")}
+    grew = True
+    while grew:  # a helper may hand its parameter to another helper: follow until nothing new
+        grew = False
+        for tree in trees:
+            for fn in ast.walk(tree):
+                if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) or fn.name in found:
+                    continue
+                params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+                params = params[1:] if params[:1] in (["self"], ["cls"]) else params
+                for call in ast.walk(fn):
+                    if isinstance(call, ast.Call) and _called(call) in found:
+                        arg = _message_arg(call, found)
+                        if isinstance(arg, ast.Name) and arg.id in params:
+                            found[fn.name] = (params.index(arg.id), arg.id)
+                            grew = True
+                            break
+    return found
+
+
+def _plain_constants(tree: ast.Module) -> set[str]:
+    """Module constants holding a bare string literal (not marked with N_)."""
+    return {node.targets[0].id for node in tree.body
+            if isinstance(node, ast.Assign) and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name) and _literal(node.value) is not None}
+
+
+def _python(path: Path, tree: ast.Module, found: Found, known: Helpers) -> None:
     where = str(path.relative_to(ROOT))
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    unmarked = _plain_constants(tree)
+    for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
-        name = node.func.id if isinstance(node.func, ast.Name) else (
-            node.func.attr if isinstance(node.func, ast.Attribute) else "")
+        name = _called(node)
         if name == "N_" and node.args and _literal(node.args[0]) is not None:
             found.add(str(_literal(node.args[0])), f"{where}:{node.lineno}")
-        elif name == "tr" and len(node.args) >= 2:
-            message = node.args[1]
+        elif name in known and (message := _message_arg(node, known)) is not None:
             text = _literal(message)
             if text is not None:
                 found.add(text, f"{where}:{node.lineno}")
+            elif isinstance(message, ast.Name) and message.id in unmarked:
+                found.problems.append(f"{where}:{node.lineno}: mark {message.id} with N_ so its "
+                                      "message is extracted")
             elif not isinstance(message, ast.Name | ast.Attribute | ast.Subscript):
                 # an f-string or concatenation can never match a catalog entry
-                found.problems.append(f"{where}:{node.lineno}: tr() needs a literal message "
+                found.problems.append(f"{where}:{node.lineno}: {name}() needs a literal message "
                                       "(or a constant marked with N_)")
 
 
@@ -107,9 +158,11 @@ def _web(found: Found) -> None:
 def extract(root: Path = ROOT) -> Found:
     """Every message in `tr(…)`/`N_(…)` calls, the web UI's `t("…")` calls and marked HTML."""
     found = Found()
-    for folder in ("bridge", "adapters"):
-        for path in sorted((root / folder).rglob("*.py")):
-            _python(path, found)
+    paths = [path for folder in ("bridge", "adapters") for path in sorted((root / folder).rglob("*.py"))]
+    trees = [ast.parse(path.read_text(encoding="utf-8")) for path in paths]
+    known = helpers(trees)
+    for path, tree in zip(paths, trees, strict=True):
+        _python(path, tree, found, known)
     _web(found)
     return found
 

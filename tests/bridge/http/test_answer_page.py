@@ -145,3 +145,38 @@ async def test_the_page_speaks_the_question_s_language(tmp_path: Path) -> None:
         shown = (await http.get(await link(r, qid))).text
         assert '<html lang="id">' in shown and "Atau dengan kata-kata Anda sendiri" in shown
         assert ">Lewati</button>" in shown
+
+
+async def test_an_approval_allowed_for_an_hour(tmp_path: Path) -> None:
+    """Allow for 1 h, as every surface's button: approves now, bound to the hash the page showed,
+    and creates the rule for these arguments, which approves the same call next time."""
+    async with running(make_config(tmp_path)) as r, r.http() as http:
+        aid = (await http.post("/v1/sessions/main/approvals", json=ACTION,
+                               headers=AUTH)).json()["id"]
+        url = await link(r, aid)
+        shown = (await http.get(url)).text
+        assert 'name="decision" value="allow">Allow for 1 h</button>' in shown
+        assert "<script" not in shown
+        digest = hidden_hash(shown)
+        stale = await http.post(url, data={"decision": "allow", "hash": "f" * 64})
+        assert stale.status_code == 422 and "out of date" in stale.text
+        assert (await http.get("/v1/rules", headers=AUTH)).json()["rules"] == []
+        done = await http.post(url, data={"decision": "allow", "hash": digest})
+        assert done.status_code == 200 and "allowed for 1 hour" in done.text, done.text
+        result = (await http.get(f"/v1/approvals/{aid}/result", headers=AUTH)).json()
+        assert result["status"] == "approved" and result["arguments"] == {"db": "staging"}
+        rules = (await http.get("/v1/rules", headers=AUTH)).json()["rules"]
+        assert len(rules) == 1 and rules[0]["tool"] == "db.drop"
+        assert rules[0]["anyArguments"] is False
+        again = await http.post("/v1/sessions/main/approve", json=ACTION, headers=AUTH)
+        assert again.json()["scope"] == "rule"
+
+
+async def test_the_approval_page_speaks_the_surface_s_language(tmp_path: Path) -> None:
+    sms = {"sms": {"secret_env": "HOOK_SECRET", "locale": "id"}}
+    async with running(make_config(tmp_path, webhooks=sms)) as r, r.http() as http:
+        aid = (await http.post("/v1/sessions/main/approvals", json=ACTION,
+                               headers=AUTH)).json()["id"]
+        shown = (await http.get(await link(r, aid))).text
+        assert '<html lang="id">' in shown and ">Setujui</button>" in shown
+        assert 'value="allow">Izinkan 1 jam</button>' in shown and "<dt>Risiko</dt>" in shown

@@ -3,6 +3,7 @@ locale's own form."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
@@ -10,8 +11,18 @@ from pathlib import Path
 
 import pytest
 
-from bridge.text.i18n import catalogs, negotiate, time_of_day, tr, translations
-from bridge.text.i18n.catalogs import ROOT, Found, _python, extract, gaps, translated_locales, web_messages
+from bridge.text.i18n import catalog_path, catalogs, negotiate, time_of_day, tr, translations
+from bridge.text.i18n.catalogs import (
+    ROOT,
+    Found,
+    _python,
+    extract,
+    gaps,
+    helpers,
+    translated_locales,
+    update,
+    web_messages,
+)
 from bridge.text.rendering import expiry_line
 
 # catalogs -----------------------------------------------------------------------------------
@@ -46,20 +57,62 @@ def test_extractor_sees_python_web_and_html_messages() -> None:
     assert "Other…" in found.messages  # N_ constant in bridge/text/rendering.py
     assert "Your questions" in found.messages  # adapters/webhook/render.py
     assert "Submit" in web_messages() and "Sessions" in web_messages()  # panel.js, index.html
+    assert "Risk" in found.messages  # the answer page's facts (bridge/http/answer_html.py)
+    assert 'Send {"action": "answer:<option number>"}.' in found.messages  # PwaRoutes._problem
 
 
-def test_extractor_refuses_messages_it_cannot_read(tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def _probe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: str) -> Found:
     # The probe lives under tmp_path, never in bridge/: a test running at the same time on another
     # pytest-xdist worker (the catalog checks above, `i18n check`) would read it as askbridge's own.
     monkeypatch.setattr(catalogs, "ROOT", tmp_path)
     source = tmp_path / "bridge" / "_i18n_probe_tmp.py"
     source.parent.mkdir()
-    source.write_text('x = tr(loc, f"Hello {name}")\ny = tr(loc, "Fine")\n', encoding="utf-8")
+    source.write_text(code, encoding="utf-8")
+    tree = ast.parse(code)
     found = Found()
-    _python(source, found)
+    _python(source, tree, found, helpers([tree]))
+    return found
+
+
+def test_extractor_refuses_messages_it_cannot_read(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    found = _probe(tmp_path, monkeypatch, 'x = tr(loc, f"Hello {name}")\ny = tr(loc, "Fine")\n')
     assert list(found.messages) == ["Fine"]
     assert len(found.problems) == 1 and "literal" in found.problems[0]
+
+
+def test_extractor_reads_messages_handed_to_helpers(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A message passed to a function that hands it to tr() is extracted where it is written,
+    through helpers of helpers; a bare string constant given to tr() must be marked N_."""
+    found = _probe(tmp_path, monkeypatch, """
+PLAIN = "Not marked"
+class Routes:
+    def _problem(self, request, status, msg):
+        return error(status, tr(self.locale, msg))
+    def _gone(self, request, what):
+        return self._problem(request, 404, what)
+    async def route(self, request):
+        self._problem(request, 422, "Send a body.")
+        self._gone(request, what="There is no such thing.")
+        return tr(loc, PLAIN)
+""")
+    assert sorted(found.messages) == ["Send a body.", "There is no such thing."]
+    assert len(found.problems) == 1 and "mark PLAIN with N_" in found.problems[0]
+
+
+def test_update_drops_no_message_in_use(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`python -m bridge.text.i18n update` on this tree keeps every translation: each message in
+    a catalog is one the extractor finds (none is used only in a way it cannot read)."""
+    for locale in translated_locales():
+        copy = tmp_path / f"{locale}.po"
+        copy.write_bytes(catalog_path(locale).read_bytes())
+        monkeypatch.setattr(catalogs, "catalog_path", lambda _locale, c=copy: c)
+        before = {str(m.id): m.string for m in catalogs.load(locale) if m.id}
+        assert update(locale, extract()) == 0
+        after = {str(m.id): m.string for m in catalogs.load(locale) if m.id}
+        assert sorted(before.keys() - after.keys()) == [], f"update would drop these from {locale}"
+        assert after == before
 
 
 def test_check_command_passes_and_says_so() -> None:
