@@ -73,13 +73,17 @@ class FormRace(ABC):
                 return shown
             return await self.waited(asked, progress, self.wait_modern(asked))
         form = asyncio.create_task(self._host_form(asked, host)) if race and host.elicit else None
-        if form is None and linked:  # the answer page instead of a form
+        offered = form is None and linked
+        if offered:  # the answer page instead of a form
             form = self.url_offer(asked, host)
         try:
-            return await self.waited(asked, progress, self.wait_legacy(asked, host))
+            result = await self.waited(asked, progress, self.wait_legacy(asked, host))
         finally:
             if form is not None:
                 form.cancel()
+        if offered and form is not None:
+            await _url_done(asked, host)
+        return result
 
     async def waited(self, asked: Asked, progress: Progress,
                      waiting: Awaitable[AskResult]) -> AskResult:
@@ -125,3 +129,15 @@ class FormRace(ABC):
             log.info("mcp_host_form_dismissed", question_id=asked.id)
             return None
         return await self.submit(asked, None if reply.skipped else reply.answers)
+
+
+async def _url_done(asked: Asked, host: HostCall) -> None:
+    """2025-11-25: the page the host was sent to is done with (answered there or elsewhere, or
+    the question ended): `notifications/elicitation/complete`, before the call's result, so a
+    host showing the link can put it away."""
+    if host.elicit_complete is None:
+        return
+    try:
+        await host.elicit_complete(str(asked.id))
+    except Exception as exc:  # the stream is gone: the result cannot reach the host either
+        log.info("mcp_url_complete_failed", question_id=asked.id, error=str(exc))

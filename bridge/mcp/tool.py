@@ -65,6 +65,8 @@ class HostCall:
     """The host declared URL-mode elicitation (it can open a link)."""
     elicit_url: ElicitUrl | None = None
     """2025-11-25: send the host a URL-mode `elicitation/create` tied to this call."""
+    elicit_complete: Callable[[str], Awaitable[None]] | None = None
+    """2025-11-25: tell the host a URL-mode elicitation is over (notifications/elicitation/complete)."""
     request: Any = None
     """The transport's request (over HTTP, Starlette's: its scope tells when the stream closed)."""
 
@@ -178,14 +180,19 @@ def host_call(ctx: ServerRequestContext[Any, Any], params: mt.CallToolRequestPar
     modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
     elicit: Elicit | None = None
     elicit_url: ElicitUrl | None = None
+    elicit_complete: Callable[[str], Awaitable[None]] | None = None
     if not modern and ctx.session.can_send_request:
         async def elicit(message: str, schema: dict[str, Any]) -> mt.ElicitResult:
             return await ctx.session.elicit_form(message, schema, ctx.request_id)
 
         async def elicit_url(message: str, url: str, elicitation_id: str) -> mt.ElicitResult:
             return await ctx.session.elicit_url(message, url, elicitation_id, ctx.request_id)
+
+        async def elicit_complete(elicitation_id: str) -> None:
+            await ctx.session.send_elicit_complete(elicitation_id, ctx.request_id)
     return HostCall(modern=modern, form=form_capable(ctx), elicit=elicit,
                     url=url_capable(ctx.session.client_capabilities), elicit_url=elicit_url,
+                    elicit_complete=elicit_complete,
                     responses=dict(params.input_responses or {}) or None,
                     state=params.request_state, request=ctx.request)
 

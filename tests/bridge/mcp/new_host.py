@@ -29,8 +29,10 @@ def fast_env() -> dict[str, str]:
 @asynccontextmanager
 async def new_host(url: str, *, mode: str = MODERN, token: str = AGENT_TOKEN,
                    session: str = "mcp", form: Form | None = None,
-                   transport: httpx2.AsyncBaseTransport | None = None) -> AsyncIterator[Client]:
-    """A 2.x host at `url` (/mcp); with `form`, it declares form elicitation and answers with it."""
+                   transport: httpx2.AsyncBaseTransport | None = None,
+                   heard: list[Any] | None = None) -> AsyncIterator[Client]:
+    """A 2.x host at `url` (/mcp); with `form`, it declares form elicitation and answers with it;
+    with `heard`, the server's notifications are appended to it."""
     headers = {"Authorization": f"Bearer {token}", "X-Askbridge-Session": session}
     callback = None
     if form is not None:
@@ -38,8 +40,13 @@ async def new_host(url: str, *, mode: str = MODERN, token: str = AGENT_TOKEN,
             return await form(params)
     async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=60),
                                   transport=transport) as http:
+        async def note(message: Any) -> None:
+            if heard is not None:
+                heard.append(message)
+
         async with Client(streamable_http_client(url, http_client=http), mode=mode,
-                          elicitation_callback=callback) as client:
+                          elicitation_callback=callback,
+                          message_handler=note if heard is not None else None) as client:
             yield client
 
 
