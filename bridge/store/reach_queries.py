@@ -98,12 +98,14 @@ class ReachQueries:
     ) -> None:
         """An edit replaced the arguments (payload hash `shown`) that the prompt `prompt` and
         the reminders on `surface` showed: a reply to one still finds the question, and
-        `replaced_shown` tells what it showed. Marks from an earlier edit are kept."""
+        `replaced_shown` tells what it showed. Marks of an earlier edit are kept. A message
+        known by the question's own id (web and webhook prompts) keeps that id when shown
+        again, so it is never marked."""
         async with self._tx() as db:
             await db.execute(
                 "UPDATE message_refs SET shown = ? WHERE question_id = ? AND surface = ? "
-                "AND shown IS NULL", (shown, question_id, surface))
-            if prompt is not None:
+                "AND shown IS NULL AND message_ref <> question_id", (shown, question_id, surface))
+            if prompt is not None and str(prompt) != str(question_id):
                 await db.execute(
                     "INSERT INTO message_refs (surface, message_ref, question_id, shown) "
                     "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
@@ -111,11 +113,7 @@ class ReachQueries:
 
     async def replaced_shown(self: _Backend, surface: SurfaceId,
                              message_ref: MessageRef) -> str | None:
-        """The payload hash `message_ref` showed when an edit has since replaced it; None for
-        anything else. A message that is a prompt now (web and webhook prompts keep their
-        reference when shown again) shows what is waiting."""
-        rows = await self._rows(
-            "SELECT r.shown FROM message_refs r WHERE r.surface = ? AND r.message_ref = ? "
-            "AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.surface = r.surface "
-            "AND d.message_ref = r.message_ref)", (surface, message_ref))
+        """The payload hash `message_ref` showed, when an edit has since replaced it."""
+        rows = await self._rows("SELECT shown FROM message_refs WHERE surface = ? "
+                                "AND message_ref = ?", (surface, message_ref))
         return str(rows[0][0]) if rows and rows[0][0] is not None else None
