@@ -49,7 +49,7 @@ class Auth:
 
 
 async def read_ask(request: Request) -> AskRequest:
-    return parse_ask_request(await read_json(request))
+    return parse_ask_request(await read_json(request), text_checked=True)
 
 
 async def wait_disconnect(request: Request) -> None:
@@ -187,7 +187,7 @@ def build_routes(broker: Broker, reads: Reads, auth: Auth) -> Routes:
         (its id and deadline), as a blocking ask re-attaches; otherwise they are the 409."""
         agent = auth.agent(request)
         raw = await read_json(request)
-        asked = parse_ask_request(raw)
+        asked = parse_ask_request(raw, text_checked=True)
         key = session_key(session)
         record = (await ask_or_attach(broker, agent.name, key, asked, waiting=False) if attach
                   else await broker.ask(agent.name, key, asked, waiting=False))

@@ -3,6 +3,7 @@ content) and `approve_tool_use` (Claude Code's permission-prompt tool), for main
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Awaitable
 from typing import Any, Protocol
@@ -144,11 +145,18 @@ class ApprovalTools:
         self.approver = approver
 
     def tools(self) -> list[mt.Tool]:
-        return tools(request_schema(), result_schema())
+        return list(_listed())
 
     async def call(self, name: str, arguments: dict[str, Any],
                    progress: Progress) -> mt.CallToolResult:
         return await call(name, arguments, self.approver, progress)
+
+
+@functools.cache
+def _listed() -> tuple[mt.Tool, ...]:
+    """The two tools, made once per process (their schemas take most of a millisecond to
+    generate, and a stateless host lists the tools before each call)."""
+    return tuple(tools(request_schema(), result_schema()))
 
 
 def request_schema() -> dict[str, Any]:

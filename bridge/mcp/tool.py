@@ -5,6 +5,7 @@ of both revisions the official SDK speaks: 2025-11-25 (`initialize`, sessions) a
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -111,8 +112,11 @@ def output_schema() -> dict[str, Any]:
                                         RESPONSE_SCHEMAS["NoAnswer"]]}
 
 
+@functools.cache
 def tool(card: bool = False) -> mt.Tool:
-    """`ask_user`; with `card`, it names the question card hosts with MCP Apps show."""
+    """`ask_user`; with `card`, it names the question card hosts with MCP Apps show. Made once
+    per process: its schemas take about a millisecond to generate, and a stateless host lists
+    the tools before each call."""
     return mt.Tool(name=TOOL_NAME, title="Ask the user", description=GUIDANCE,
                    input_schema=tool_input_schema(), output_schema=output_schema(),
                    _meta=apps.ask_meta() if card else None)

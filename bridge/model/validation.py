@@ -136,9 +136,12 @@ def warnings_for(raw: Any, request: AskRequest) -> list[Problem]:
     return warnings
 
 
-def parse_ask_request(raw: Any) -> AskRequest:
-    """Validate raw tool input; raise `InvalidRequest` listing every problem at once."""
-    problems = [Problem(loc=format_loc(loc), msg=msg) for loc, msg in text_faults(raw)]
+def parse_ask_request(raw: Any, *, text_checked: bool = False) -> AskRequest:
+    """Validate raw tool input; raise `InvalidRequest` listing every problem at once.
+    `text_checked`: `raw` came from `parse_json`, which already refused faulty text (an HTTP
+    body), so its strings are not walked a second time."""
+    problems = ([] if text_checked else
+                [Problem(loc=format_loc(loc), msg=msg) for loc, msg in text_faults(raw)])
     request: AskRequest | None = None
     try:
         request = AskRequest.model_validate(raw)
