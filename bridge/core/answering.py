@@ -10,7 +10,7 @@ from bridge.core.ballots import Ballot
 from bridge.core.open_questions import OpenQuestions
 from bridge.core.surfaces import Surfaces
 from bridge.model.contract import AskResult
-from bridge.model.ids import QuestionId, SurfaceId, UserRef
+from bridge.model.ids import MessageRef, QuestionId, SurfaceId, UserRef
 from bridge.model.inbound import (
     AnswerSubmitted,
     ButtonPressed,
@@ -76,6 +76,13 @@ class Answering:
         text, counted, decided = await self.vote(record, ballot)
         return InboundReply(handled=True, accepted=counted, text=text, question_id=record.id,
                             ended=decided, locale=ballot.locale)
+
+    async def shown(self, event: TextReceived) -> str | None:
+        """The payload hash the message a text replies to showed: as the platform says, else
+        the one a prompt or reminder showed before an edit replaced it (that reply is stale)."""
+        if event.shown_hash or not event.reply_to:
+            return event.shown_hash
+        return await self.store.replaced_shown(event.surface, MessageRef(event.reply_to))
 
     def ballot(self, record: QuestionRecord, result: AskResult, event: Answered,
                locale: str) -> Ballot | None:

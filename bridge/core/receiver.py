@@ -233,7 +233,6 @@ class Receiver:
         return InboundReply(handled=True, accepted=bool(outcome.answers), question_id=record.id,
                             text=_missing_text(questions, merged, outcome, loc), locale=loc)
 
-
     async def _decision_text(self, record: QuestionRecord, event: TextReceived,
                              loc: str) -> InboundReply:
         """`approve`, `reject <reason>`, `3`…: a vote; anything else gets the short help."""
@@ -243,7 +242,7 @@ class Receiver:
                                 locale=loc)
         return await self.answering.cast(record, Ballot(
             event.surface, event.user, parsed.choice, event.authorized, loc, parsed.reason,
-            shown_hash=parsed.quoted or event.shown_hash))
+            shown_hash=parsed.quoted or await self.answering.shown(event)))
 
     async def rule_revoked(self, event: RuleRevoked) -> InboundReply:
         return await rule_revoked(self, event)

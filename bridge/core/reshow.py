@@ -35,6 +35,11 @@ async def reshow(store: Store, outbound: Outbound, open_questions: OpenQuestions
     old = replace(record, approval=record.approval.model_copy(update={"arguments": was}))
     live = [d for d in await store.deliveries(record.id)
             if d.state == "delivered" and not d.finalized]
+    # First, before the notices and new prompts queue behind the platforms' limits: from now
+    # on a reply to an old prompt or reminder is refused as stale, not counted for new arguments.
+    for delivery in live:
+        await store.note_replaced(record.id, delivery.surface, delivery.message_ref,
+                                  before.payload_hash)
     shown = await asyncio.gather(*(_again(outbound, old, record, d, by) for d in live))
     log.info("approval_reshown", approval_id=record.id, surfaces=sum(shown))
 

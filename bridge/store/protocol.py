@@ -161,6 +161,18 @@ class Store(ApprovalStore, Protocol):
         """Count a reminder posted on `surface`, and remember its message so replies bind."""
         ...
 
+    async def note_replaced(
+        self, question_id: QuestionId, surface: SurfaceId, prompt: MessageRef | None,
+        shown: str
+    ) -> None:
+        """An approval's edit replaced the arguments (payload hash `shown`) that its prompt
+        `prompt` and its reminders on `surface` showed; replies to them stay bound to it."""
+        ...
+
+    async def replaced_shown(self, surface: SurfaceId, message_ref: MessageRef) -> str | None:
+        """The payload hash a prompt or reminder showed, once an edit replaced it, else None."""
+        ...
+
     async def enqueue_events(self, events: Sequence[OutboxEvent]) -> None: ...
 
     async def due_events(self, now: int, limit: int) -> list[OutboxEvent]:

@@ -1,4 +1,5 @@
-"""Reach as SQL: durable reminder/escalation timers, escalation deliveries, reminder messages."""
+"""Reach as SQL: durable reminder/escalation timers, escalation deliveries, reminder messages
+(and the prompts and reminders an approval's edit replaced)."""
 
 from __future__ import annotations
 
@@ -90,3 +91,29 @@ class ReachQueries:
         await self._write(Write(Step(
             "UPDATE deliveries SET reminders = reminders + 1, updated_at = ? "
             "WHERE question_id = ? AND surface = ?", (now_ms(), question_id, surface))))
+
+    async def note_replaced(
+        self: _Backend, question_id: QuestionId, surface: SurfaceId, prompt: MessageRef | None,
+        shown: str
+    ) -> None:
+        """An edit replaced the arguments (payload hash `shown`) that the prompt `prompt` and
+        the reminders on `surface` showed: a reply to one still finds the question, and
+        `replaced_shown` tells what it showed. Marks of an earlier edit are kept. A message
+        known by the question's own id (web and webhook prompts) keeps that id when shown
+        again, so it is never marked."""
+        async with self._tx() as db:
+            await db.execute(
+                "UPDATE message_refs SET shown = ? WHERE question_id = ? AND surface = ? "
+                "AND shown IS NULL AND message_ref <> question_id", (shown, question_id, surface))
+            if prompt is not None and str(prompt) != str(question_id):
+                await db.execute(
+                    "INSERT INTO message_refs (surface, message_ref, question_id, shown) "
+                    "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                    (surface, prompt, question_id, shown))
+
+    async def replaced_shown(self: _Backend, surface: SurfaceId,
+                             message_ref: MessageRef) -> str | None:
+        """The payload hash `message_ref` showed, when an edit has since replaced it."""
+        rows = await self._rows("SELECT shown FROM message_refs WHERE surface = ? "
+                                "AND message_ref = ?", (surface, message_ref))
+        return str(rows[0][0]) if rows and rows[0][0] is not None else None

@@ -88,7 +88,8 @@ def _record(store: SqlStore, seen: list[tuple[str, tuple[Any, ...]]]) -> None:
 
 
 async def _answer_path(store: SqlStore) -> list[tuple[str, tuple[Any, ...]]]:
-    """What a reply, a tap and a finished question make the store run, and a retention pass."""
+    """What a reply, an edit, a tap and a finished question make the store run, and a retention
+    pass."""
     web, q1 = SurfaceId("web"), QuestionId("q1")
     await store.create_question(record("q1"), SURFACES)
     await store.set_delivery(q1, web, "delivered", MessageRef("m1"))
@@ -100,6 +101,8 @@ async def _answer_path(store: SqlStore) -> list[tuple[str, tuple[Any, ...]]]:
     for ref in ("m1", "r1"):
         found = await store.find_delivery(web, MessageRef(ref))
         assert found is not None and found.question_id == q1
+    await store.note_replaced(q1, web, MessageRef("m1"), "aa")  # an approval's edit
+    assert await store.replaced_shown(web, MessageRef("r1")) == "aa"  # a reply's check
     assert await store.get_question(q1) is not None
     assert len(await store.deliveries(q1)) == 2
     await store.save_partial(q1, {"deploy_target": ["Staging"]})
