@@ -7,17 +7,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from bridge import ApprovalDecided, QuestionId, SurfaceId, UserRef
 from tests.adapters.discord.support import ANSWERER, STRANGER, config, env, prompt_in
+from tests.adapters.edit_support import (
+    EDITED,
+    QUORUM,
+    STALE,
+    approval_ended,
+    approval_record,
+    budi_edits,
+    fire_first_reminder,
+    reminders_by_hand,
+    request_scale,
+)
 from tests.fakes.discord import FakeDiscord
-from tests.harness import AGENT_TOKEN, Running, running, until
-
-SCALE: dict[str, Any] = {"action": "Scale the web deployment", "tool": "kubectl_scale",
-                         "arguments": {"deployment": "web", "replicas": 3},
-                         "timeoutSeconds": 3600}
-EDITED = {"deployment": "web", "replicas": 5}
-STALE = ("The arguments of this request were changed by an edit since you saw them; decide on "
-         "the new arguments as they are shown now.")
+from tests.harness import running, until
 
 
 def _config(tmp: Path, fake: FakeDiscord) -> Any:
@@ -26,17 +29,8 @@ def _config(tmp: Path, fake: FakeDiscord) -> Any:
     checked = type(made).model_validate({
         **made.model_dump(), "people": [{"name": "ana", "discord": ANSWERER},
                                         {"name": "budi", "discord": STRANGER}],
-        "approvals": [{"approvers": ["ana", "budi"], "required": 2}]})
-    agents = [checked.agents[0].model_copy(update={"remind_after": [1800.0]}),
-              *checked.agents[1:]]
-    return checked.model_copy(update={"agents": agents})
-
-
-async def _record(r: Running, approval_id: str) -> dict[str, Any]:
-    async with r.http() as http:
-        found: dict[str, Any] = (await http.get(f"/v1/approvals/{approval_id}", headers={
-            "authorization": f"Bearer {AGENT_TOKEN}"})).json()
-    return found
+        "approvals": QUORUM})
+    return reminders_by_hand(checked)
 
 
 async def _told(fake: FakeDiscord, reply_to: dict[str, Any]) -> str:
@@ -53,38 +47,27 @@ async def test_a_reply_to_a_reminder_or_prompt_from_before_an_edit_is_refused_as
     fake = await FakeDiscord().start()
     try:
         async with running(_config(tmp_path, fake), env(fake)) as r:
-            async with r.http() as http:
-                response = await http.post("/v1/sessions/main/approvals", json=SCALE,
-                                           headers={"authorization": f"Bearer {AGENT_TOKEN}"})
-            approval_id = str(response.json()["id"])
+            approval_id = await request_scale(r)
             old = await prompt_in(fake, r)
-            timer = (await r.bridge.store.timers_of(QuestionId(approval_id)))[0]
-            await r.bridge.broker.reach.fire(timer)  # reminder 1, long before it is due
+            await fire_first_reminder(r, approval_id)
             reminder = (await until(lambda: [m for m in fake.in_channel(fake.channel_id)
                                              if m["content"].startswith("Reminder:")]))[0]
 
-            told = await r.bridge.receiver.approval_decided(ApprovalDecided(
-                SurfaceId(f"discord:{fake.channel_id}"), UserRef(str(STRANGER)),
-                QuestionId(approval_id), "approve", authorized=False, arguments=EDITED))
-            assert told.accepted and "new arguments" in (told.text or ""), told
+            told = await budi_edits(r, f"discord:{fake.channel_id}", str(STRANGER), approval_id)
+            assert "new arguments" in told, told
             new = (await until(lambda: [m for m in fake.in_channel(fake.channel_id)
                                         if '"replicas": 5' in str(m)
                                         and m["components"]]))[-1]
 
             assert await _told(fake, reminder) == STALE
             assert await _told(fake, old) == STALE
-            found = await _record(r, approval_id)
+            found = await approval_record(r, approval_id)
             assert found["status"] == "pending"
             assert [v["user"] for v in found["votes"]] == [str(STRANGER)]
 
             await fake.user_message(fake.channel_id, ANSWERER, "approve", reply_to=new)
-            done = await until(lambda: _ended(r, approval_id))
+            done = await until(lambda: approval_ended(r, approval_id))
             assert done["result"]["status"] == "approved"
             assert done["result"]["arguments"] == EDITED
     finally:
         await fake.stop()
-
-
-async def _ended(r: Running, approval_id: str) -> dict[str, Any] | None:
-    found = await _record(r, approval_id)
-    return found if found["status"] != "pending" else None

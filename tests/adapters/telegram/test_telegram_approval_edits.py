@@ -6,43 +6,29 @@ from __future__ import annotations
 
 from typing import Any
 
-from bridge import ApprovalDecided, QuestionId, SurfaceId, UserRef
+from tests.adapters.edit_support import (
+    EDITED,
+    QUORUM,
+    STALE,
+    approval_ended,
+    approval_record,
+    budi_edits,
+    fire_first_reminder,
+    reminders_by_hand,
+    request_scale,
+)
 from tests.adapters.telegram.support import DM, OWNER, STRANGER, Tg, delivered, keyboard
 from tests.fakes.telegram import FakeTelegram
-from tests.harness import AGENT_TOKEN, Running, make_config, running, until
-
-SCALE: dict[str, Any] = {"action": "Scale the web deployment", "tool": "kubectl_scale",
-                         "arguments": {"deployment": "web", "replicas": 3},
-                         "timeoutSeconds": 3600}
-EDITED = {"deployment": "web", "replicas": 5}
-STALE = ("The arguments of this request were changed by an edit since you saw them; decide on "
-         "the new arguments as they are shown now.")
+from tests.harness import make_config, running, until
 
 
 def _config(tg: Tg) -> Any:
     """ana (the chat's owner) and budi must both approve; reminders only when fired by hand."""
     people = [{"name": "ana", "telegram": [OWNER["id"]]},
               {"name": "budi", "telegram": [STRANGER["id"]]}]
-    config = make_config(tg.tmp, surfaces=[f"telegram:{DM['id']}"], people=people,
-                         approvals=[{"approvers": ["ana", "budi"], "required": 2}],
-                         telegram=dict(tg.config(DM["id"]).section("telegram") or {}))
-    agents = [config.agents[0].model_copy(update={"remind_after": [1800.0]}), *config.agents[1:]]
-    return config.model_copy(update={"agents": agents})
-
-
-async def _record(r: Running, approval_id: str) -> dict[str, Any]:
-    async with r.http() as http:
-        found: dict[str, Any] = (await http.get(f"/v1/approvals/{approval_id}", headers={
-            "authorization": f"Bearer {AGENT_TOKEN}"})).json()
-    return found
-
-
-async def _request(r: Running) -> str:
-    async with r.http() as http:
-        response = await http.post("/v1/sessions/main/approvals", json=SCALE,
-                                   headers={"authorization": f"Bearer {AGENT_TOKEN}"})
-    assert response.status_code == 202, response.text
-    return str(response.json()["id"])
+    return reminders_by_hand(make_config(
+        tg.tmp, surfaces=[f"telegram:{DM['id']}"], people=people, approvals=QUORUM,
+        telegram=dict(tg.config(DM["id"]).section("telegram") or {})))
 
 
 async def _told(fake: FakeTelegram, said: dict[str, Any]) -> str:
@@ -58,34 +44,26 @@ async def _told(fake: FakeTelegram, said: dict[str, Any]) -> str:
 async def test_a_reply_to_a_reminder_or_prompt_from_before_an_edit_is_refused_as_stale(
         tg: Tg, fake: FakeTelegram) -> None:
     async with running(_config(tg), tg.env) as r:
-        approval_id = await _request(r)
+        approval_id = await request_scale(r)
         await delivered(r, DM["id"])
         old = await fake.sent(DM["id"], keyboard)
         assert '"replicas": 3' in old["text"]
-        timer = (await r.bridge.store.timers_of(QuestionId(approval_id)))[0]
-        await r.bridge.broker.reach.fire(timer)  # reminder 1, long before it is due
+        await fire_first_reminder(r, approval_id)
         reminder = await fake.sent(DM["id"], lambda m: m["text"].startswith("Reminder:"))
 
-        told = await r.bridge.receiver.approval_decided(ApprovalDecided(
-            SurfaceId(f"telegram:{DM['id']}"), UserRef(str(STRANGER["id"])),
-            QuestionId(approval_id), "approve", authorized=False, arguments=EDITED))
-        assert told.accepted and "new arguments" in (told.text or ""), told
+        told = await budi_edits(r, f"telegram:{DM['id']}", str(STRANGER["id"]), approval_id)
+        assert "new arguments" in told, told
         new = await fake.sent(DM["id"], lambda m: keyboard(m) and '"replicas": 5' in m["text"])
 
         said = await fake.say(DM, OWNER, "approve", reply_to=reminder)
         assert await _told(fake, said) == STALE
         said = await fake.say(DM, OWNER, "approve", reply_to=old)
         assert await _told(fake, said) == STALE
-        found = await _record(r, approval_id)
+        found = await approval_record(r, approval_id)
         assert found["status"] == "pending"
         assert [v["user"] for v in found["votes"]] == [str(STRANGER["id"])]
 
         await fake.say(DM, OWNER, "approve", reply_to=new)
-        done = await until(lambda: _ended(r, approval_id))
+        done = await until(lambda: approval_ended(r, approval_id))
         assert done["result"]["status"] == "approved"
         assert done["result"]["arguments"] == EDITED
-
-
-async def _ended(r: Running, approval_id: str) -> dict[str, Any] | None:
-    found = await _record(r, approval_id)
-    return found if found["status"] != "pending" else None
