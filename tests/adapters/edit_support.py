@@ -1,5 +1,5 @@
-"""What the approval-edit tests of Telegram, Discord and Slack share: a 2-of-2 approval of a
-scale-up, the edit budi makes to it, and the approval as the agent reads it."""
+"""What the approval tests of the chat platforms share: a 2-of-2 approval of a scale-up, the
+edit budi makes to it, asking for an approval and reading it as the agent does."""
 
 from __future__ import annotations
 
@@ -24,10 +24,10 @@ def reminders_by_hand(config: BridgeConfig) -> BridgeConfig:
     return config.model_copy(update={"agents": agents})
 
 
-async def request_scale(r: Running) -> str:
-    """The agent asks for SCALE (202); the approval's id."""
+async def request_approval(r: Running, body: dict[str, Any] = SCALE) -> str:
+    """The agent asks for `body` (202, session main); the approval's id."""
     async with r.http() as http:
-        response = await http.post("/v1/sessions/main/approvals", json=SCALE,
+        response = await http.post("/v1/sessions/main/approvals", json=body,
                                    headers={"authorization": f"Bearer {AGENT_TOKEN}"})
     assert response.status_code == 202, response.text
     return str(response.json()["id"])

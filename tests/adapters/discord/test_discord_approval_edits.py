@@ -17,7 +17,7 @@ from tests.adapters.edit_support import (
     budi_edits,
     fire_first_reminder,
     reminders_by_hand,
-    request_scale,
+    request_approval,
 )
 from tests.fakes.discord import FakeDiscord
 from tests.harness import running, until
@@ -47,7 +47,7 @@ async def test_a_reply_to_a_reminder_or_prompt_from_before_an_edit_is_refused_as
     fake = await FakeDiscord().start()
     try:
         async with running(_config(tmp_path, fake), env(fake)) as r:
-            approval_id = await request_scale(r)
+            approval_id = await request_approval(r)
             old = await prompt_in(fake, r)
             await fire_first_reminder(r, approval_id)
             reminder = (await until(lambda: [m for m in fake.in_channel(fake.channel_id)

@@ -11,6 +11,7 @@ from urllib.parse import quote
 import httpx
 
 from bridge import BridgeConfig
+from tests.adapters.edit_support import request_approval as ask_approval
 from tests.adapters.matrix.synapse import Synapse, User
 from tests.harness import AGENT_TOKEN, base_env, make_config, until
 
@@ -161,11 +162,7 @@ async def delivered(r: Any, question_id: str) -> Any:
 
 
 async def request_approval(r: Any) -> str:
-    async with r.http() as http:
-        response = await http.post("/v1/sessions/main/approvals", json=DEPLOY,
-                                   headers={"authorization": f"Bearer {AGENT_TOKEN}"})
-    assert response.status_code == 202, response.text
-    return str(response.json()["id"])
+    return await ask_approval(r, DEPLOY)
 
 
 async def approval_result(r: Any, approval_id: str) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from tests.adapters.edit_support import (
     budi_edits,
     fire_first_reminder,
     reminders_by_hand,
-    request_scale,
+    request_approval,
 )
 from tests.adapters.slack.support import ANSWERER, slack_env
 from tests.fakes.slack import FakeSlack, fake_slack, message_body
@@ -46,7 +46,7 @@ async def _said_in_thread(fake: FakeSlack, thread: str, text: str) -> str:
 async def test_approve_in_the_thread_of_the_prompt_an_edit_replaced_is_refused_as_stale(
         tmp_path: Path) -> None:
     async with fake_slack() as fake, running(_config(tmp_path, fake), slack_env()) as r:
-        approval_id = await request_scale(r)
+        approval_id = await request_approval(r)
         old = await fake.wait_posted()
         await until(lambda: r.bridge.store.pending_on_surface(SurfaceId("slack:C0123")))
         await fire_first_reminder(r, approval_id)

@@ -15,7 +15,7 @@ from tests.adapters.edit_support import (
     budi_edits,
     fire_first_reminder,
     reminders_by_hand,
-    request_scale,
+    request_approval,
 )
 from tests.adapters.telegram.support import DM, OWNER, STRANGER, Tg, delivered, keyboard
 from tests.fakes.telegram import FakeTelegram
@@ -44,7 +44,7 @@ async def _told(fake: FakeTelegram, said: dict[str, Any]) -> str:
 async def test_a_reply_to_a_reminder_or_prompt_from_before_an_edit_is_refused_as_stale(
         tg: Tg, fake: FakeTelegram) -> None:
     async with running(_config(tg), tg.env) as r:
-        approval_id = await request_scale(r)
+        approval_id = await request_approval(r)
         await delivered(r, DM["id"])
         old = await fake.sent(DM["id"], keyboard)
         assert '"replicas": 3' in old["text"]

@@ -6,27 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.adapters.edit_support import approval_record, request_approval
 from tests.adapters.telegram.support import DM, GROUP, OWNER, Tg, delivered
 from tests.fakes.telegram import FakeTelegram
-from tests.harness import AGENT_TOKEN, Running, running, until
+from tests.harness import Running, running, until
 
 SCALE: dict[str, Any] = {"action": "Scale the web deployment", "tool": "kubectl_scale",
                          "arguments": {"deployment": "web", "replicas": 3}}
-
-
-async def _request(r: Running) -> str:
-    async with r.http() as http:
-        response = await http.post("/v1/sessions/main/approvals", json=SCALE,
-                                   headers={"authorization": f"Bearer {AGENT_TOKEN}"})
-    assert response.status_code == 202, response.text
-    return str(response.json()["id"])
-
-
-async def _status(r: Running, approval_id: str) -> dict[str, Any]:
-    async with r.http() as http:
-        found: dict[str, Any] = (await http.get(f"/v1/approvals/{approval_id}", headers={
-            "authorization": f"Bearer {AGENT_TOKEN}"})).json()
-    return found
 
 
 async def _press(fake: FakeTelegram, chat: int, label: str) -> dict[str, Any]:
@@ -54,7 +40,7 @@ async def _holder(r: Running, url: str) -> tuple[str, str, str]:
 async def test_edit_in_a_private_chat_sends_the_presser_a_signed_link(tg: Tg,
                                                                      fake: FakeTelegram) -> None:
     async with running(tg.config(DM["id"]), tg.env) as r:
-        approval_id = await _request(r)
+        approval_id = await request_approval(r, SCALE)
         await delivered(r, DM["id"])
         await _press(fake, DM["id"], "Edit")
         button = (await until(lambda: _url_buttons(fake, DM["id"])))[0]
@@ -62,7 +48,7 @@ async def test_edit_in_a_private_chat_sends_the_presser_a_signed_link(tg: Tg,
         assert await _holder(r, button["url"]) == (approval_id, f"telegram:{DM['id']}",
                                                   str(OWNER["id"]))
         assert not [m for m in fake.markups.values() if m.get("force_reply")]
-        assert (await _status(r, approval_id))["status"] == "pending"
+        assert (await approval_record(r, approval_id))["status"] == "pending"
 
 
 async def test_edit_in_a_group_sends_the_link_privately_never_to_the_group(
@@ -70,7 +56,7 @@ async def test_edit_in_a_group_sends_the_link_privately_never_to_the_group(
     group = GROUP["id"]
     fake.add_chat(GROUP)
     async with running(tg.config(group, answerers=[OWNER["id"]]), tg.env) as r:
-        approval_id = await _request(r)
+        approval_id = await request_approval(r, SCALE)
         await delivered(r, group)
         answer = await _press(fake, group, "Edit")
         assert answer["text"] == "I sent you the edit link in our private chat."
@@ -94,7 +80,7 @@ async def test_edit_falls_back_to_a_json_reply_when_the_bridge_serves_no_links(
         tg: Tg, fake: FakeTelegram) -> None:
     async with running(tg.config(DM["id"]), tg.env) as r:
         r.bridge.reads.links = None
-        await _request(r)
+        await request_approval(r, SCALE)
         await delivered(r, DM["id"])
         await _press(fake, DM["id"], "Edit")
         key = await fake.wait_for(lambda: next(
@@ -107,7 +93,7 @@ async def test_a_reject_request_takes_its_reason_after_a_restart(tg: Tg,
                                                                  fake: FakeTelegram) -> None:
     config = tg.config(DM["id"])
     async with running(config, tg.env) as r:
-        approval_id = await _request(r)
+        approval_id = await request_approval(r, SCALE)
         await delivered(r, DM["id"])
         await _press(fake, DM["id"], "Reject")
         key = await fake.wait_for(lambda: next(
@@ -116,7 +102,7 @@ async def test_a_reject_request_takes_its_reason_after_a_restart(tg: Tg,
         await fake.say(DM, OWNER, "Not during the freeze", reply_to=fake.messages[key])
 
         async def ended() -> dict[str, Any] | None:
-            found = await _status(r, approval_id)
+            found = await approval_record(r, approval_id)
             return found if found["status"] != "pending" else None
         result = (await until(ended))["result"]
         assert result["status"] == "rejected" and result["reason"] == "Not during the freeze"
