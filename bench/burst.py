@@ -137,6 +137,10 @@ async def run_burst(tmp: Path, n: int, concurrency: int) -> dict[str, Any]:
             idle_before = await first_prompt_ms(http, fake, proc.url, 0)
             began = time.monotonic_ns()
             await pool(n, concurrency, lambda i: ask(http, proc.url, i % AGENTS, f"u{i}"))
+            taken_s = (time.monotonic_ns() - began) / 1e9
+            # Chats with fresh windows go first, so until each has sent one prompt the bot's
+            # sends so far (less the idle chat's before the burst) are chats that have.
+            firsts = await fake.count(TOKEN, "sendMessage") - 1
             idle_during = await first_prompt_ms(http, fake, proc.url, 1)
             await drained(fake, n, 10 * minimum_seconds(n) + 120)
             async with http.get(f"{fake_p.url}/ctl/limits") as response:
@@ -154,4 +158,5 @@ async def run_burst(tmp: Path, n: int, concurrency: int) -> dict[str, Any]:
             "failed_deliveries": failed, "refused": limits["refused"], "calls": calls,
             "refused_share": refused / calls, "drain_s": round(drain, 2),
             "minimum_s": minimum_seconds(n), "idle_first_ms": round(idle_before, 1),
-            "idle_mid_burst_ms": round(idle_during, 1)}
+            "idle_mid_burst_ms": round(idle_during, 1), "asks_taken_s": round(taken_s, 2),
+            "chats_yet_to_send": max(0, min(n, AGENTS) - firsts)}

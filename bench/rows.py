@@ -144,3 +144,6 @@ def burst_rows(report: Report, b: dict[str, Any]) -> None:
                verdict(b["idle_first_ms"] < IDLE_FIRST_MS))
     report.row("burst: an idle chat's first prompt, asked as the burst drains: ask → sent",
                f"{b['idle_mid_burst_ms']:.1f} ms")
+    report.row("burst: … asked once every ask was taken (s after the first) / chats that had "
+               "not sent their first prompt then",
+               f"{b['asks_taken_s']:.2f} s / {b['chats_yet_to_send']}")
