@@ -15,6 +15,7 @@ import pytest
 from bridge.store import now_ms
 from tests.adapters.drivers import Driver, driver
 from tests.adapters.drivers.approvals import Approver, approver
+from tests.adapters.edit_support import request_approval
 from tests.harness import AGENT_TOKEN, Running, make_config, running, until
 
 PLATFORMS = ["discord", "slack", "telegram"]
@@ -28,14 +29,6 @@ SCALE: dict[str, Any] = {
 STALE = ("This decision is for other arguments than the ones waiting for approval (what you saw "
          "is out of date); decide on the approval as it is shown now.")
 NOT_YOURS = "Sorry, only the person this question is for can answer it."
-
-
-async def request_approval(r: Running, body: dict[str, Any] = SCALE) -> str:
-    async with r.http() as http:
-        response = await http.post("/v1/sessions/main/approvals", json=body,
-                                   headers={"authorization": f"Bearer {AGENT_TOKEN}"})
-    assert response.status_code == 202, response.text
-    return str(response.json()["id"])
 
 
 async def record(r: Running, approval_id: str, wait: int = 0) -> dict[str, Any]:
@@ -66,7 +59,7 @@ async def approving(platform: str, tmp: Path) -> AsyncIterator[tuple[Approver, R
 
 
 async def _prompted(r: Running, person: Driver) -> str:
-    approval_id = await request_approval(r)
+    approval_id = await request_approval(r, SCALE)
     await person.prompt()
     return approval_id
 
