@@ -43,7 +43,11 @@ async def test_replicas_share_asks_answers_and_the_telegram_connection(tmp_path:
                 await fake.sent(DM["id"], keyboard)
                 started = time.monotonic()
                 await until(lambda: _pending_here(http, b), timeout=10)
-                assert (await reply(http, b, "2"))["accepted"] is True
+                # The text channel's prompt is out too (A's console): a person replies to it.
+                await until(lambda: any("[prompt → +100 · " in line for line in a.out),
+                            timeout=10)
+                answered = await reply(http, b, "2")
+                assert answered["accepted"] is True, answered
                 result = await asyncio.wait_for(ask, 10)
                 woke = time.monotonic() - started
             assert result.answer_map() == {"deploy_target": ["Production"]}
