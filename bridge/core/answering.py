@@ -79,7 +79,7 @@ class Answering:
 
     async def shown(self, event: TextReceived) -> str | None:
         """The payload hash the message a text replies to showed: as the platform says, else
-        the one a prompt or reminder showed before an edit replaced it (that reply is stale)."""
+        as recorded for that prompt or reminder (one an edit replaced: that reply is stale)."""
         if event.shown_hash or not event.reply_to:
             return event.shown_hash
         return await self.store.replaced_shown(event.surface, MessageRef(event.reply_to))

@@ -153,7 +153,10 @@ class Reach:
             async with (self.outbound.turn(surface, Priority.REMINDER),
                         asyncio.timeout(self.outbound.timeouts.delivery)):
                 posted = await adapter.remind(Delivery(record.id, surface, ref), reminder)
-            await self.store.note_reminder(record.id, surface, posted)
+            # The arguments this reminder showed: an edit's reshow may mark the old messages
+            # between its send and this record, and a reply to it must not count for new ones.
+            shown = record.approval.payload_hash if record.approval is not None else None
+            await self.store.note_reminder(record.id, surface, posted, shown)
         except (DeliveryError, TimeoutError) as exc:
             log.warning("reminder_failed", question_id=record.id, surface=surface,
                         error=str(exc) or type(exc).__name__)

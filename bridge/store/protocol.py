@@ -156,9 +156,11 @@ class Store(ApprovalStore, Protocol):
         ...
 
     async def note_reminder(
-        self, question_id: QuestionId, surface: SurfaceId, message_ref: MessageRef | None
+        self, question_id: QuestionId, surface: SurfaceId, message_ref: MessageRef | None,
+        shown: str | None = None
     ) -> None:
-        """Count a reminder posted on `surface`, and remember its message so replies bind."""
+        """Count a reminder posted on `surface`, and remember its message so replies bind
+        (with `shown`, the payload hash of the approval's arguments it showed)."""
         ...
 
     async def note_replaced(
@@ -170,7 +172,8 @@ class Store(ApprovalStore, Protocol):
         ...
 
     async def replaced_shown(self, surface: SurfaceId, message_ref: MessageRef) -> str | None:
-        """The payload hash a prompt or reminder showed, once an edit replaced it, else None."""
+        """The payload hash a prompt or reminder showed, where it was recorded (an approval's
+        reminder; a prompt or reminder an edit replaced), else None."""
         ...
 
     async def enqueue_events(self, events: Sequence[OutboxEvent]) -> None: ...

@@ -79,15 +79,21 @@ class ReachQueries:
         return added
 
     async def note_reminder(
-        self: _Backend, question_id: QuestionId, surface: SurfaceId, message_ref: MessageRef | None
+        self: _Backend, question_id: QuestionId, surface: SurfaceId, message_ref: MessageRef | None,
+        shown: str | None = None
     ) -> None:
         """Two lone statements, not a transaction (four trips on SQLite, and lone statements
         held back while it is open): the reminder's message first, so a reply to it finds its
-        question, then the count, which only reports."""
+        question, then the count, which only reports. `shown` is kept with the message (an
+        edit may have replaced those arguments before this reminder was recorded), except for a
+        message known by the question's own id, which always shows the current arguments."""
         if message_ref is not None:
+            if str(message_ref) == str(question_id):
+                shown = None
             await self._write(Write(Step(
-                "INSERT INTO message_refs (surface, message_ref, question_id) VALUES (?, ?, ?) "
-                "ON CONFLICT DO NOTHING", (surface, message_ref, question_id))))
+                "INSERT INTO message_refs (surface, message_ref, question_id, shown) "
+                "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (surface, message_ref, question_id, shown))))
         await self._write(Write(Step(
             "UPDATE deliveries SET reminders = reminders + 1, updated_at = ? "
             "WHERE question_id = ? AND surface = ?", (now_ms(), question_id, surface))))
@@ -113,7 +119,8 @@ class ReachQueries:
 
     async def replaced_shown(self: _Backend, surface: SurfaceId,
                              message_ref: MessageRef) -> str | None:
-        """The payload hash `message_ref` showed, when an edit has since replaced it."""
+        """The payload hash `message_ref` showed, where it was recorded (see `note_reminder`
+        and `note_replaced`); a ballot compares it with the arguments waiting now."""
         rows = await self._rows("SELECT shown FROM message_refs WHERE surface = ? "
                                 "AND message_ref = ?", (surface, message_ref))
         return str(rows[0][0]) if rows and rows[0][0] is not None else None

@@ -4,8 +4,10 @@ for the new ones, not met with silence); a reply to the new prompt counts."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
+from bridge import MessageRef, SurfaceId
 from tests.adapters.edit_support import (
     EDITED,
     QUORUM,
@@ -67,3 +69,32 @@ async def test_a_reply_to_a_reminder_or_prompt_from_before_an_edit_is_refused_as
         done = await until(lambda: approval_ended(r, approval_id))
         assert done["result"]["status"] == "approved"
         assert done["result"]["arguments"] == EDITED
+
+
+async def test_a_reminder_recorded_only_after_the_edit_is_still_about_the_old_arguments(
+        tg: Tg, fake: FakeTelegram) -> None:
+    """The edit marks the messages recorded so far; a reminder of the old arguments that Telegram
+    took before the edit but whose record came after it keeps what it showed."""
+    surface = SurfaceId(f"telegram:{DM['id']}")
+    async with running(_config(tg), tg.env) as r:
+        approval_id = await request_approval(r)
+        await delivered(r, DM["id"])
+        old = await fake.sent(DM["id"], keyboard)
+        fake.holds["sendMessage"] = held = asyncio.Event()
+        reminding = asyncio.create_task(fire_first_reminder(r, approval_id))
+        await fake.wait_for(lambda: any(str(c["text"]).startswith("Reminder:")
+                                        for c in fake.calls_of("sendMessage")))
+        editing = asyncio.create_task(
+            budi_edits(r, str(surface), str(STRANGER["id"]), approval_id))
+        old_ref = MessageRef(f"{DM['id']}:{old['message_id']}")
+        await until(lambda: r.bridge.store.replaced_shown(surface, old_ref))  # marks are in
+        del fake.holds["sendMessage"]
+        held.set()
+        await asyncio.wait_for(reminding, 10)
+        assert "new arguments" in await asyncio.wait_for(editing, 10)
+        reminder = await fake.sent(DM["id"], lambda m: m["text"].startswith("Reminder:"))
+
+        said = await fake.say(DM, OWNER, "approve", reply_to=reminder)
+        assert await _told(fake, said) == STALE
+        found = await approval_record(r, approval_id)
+        assert [v["user"] for v in found["votes"]] == [str(STRANGER["id"])]

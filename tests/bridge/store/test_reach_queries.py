@@ -39,3 +39,15 @@ async def test_an_edit_marks_the_old_prompt_and_its_reminders_with_what_they_sho
     await store.note_replaced(Q1, TG, MessageRef("1:60"), "bbb")  # a second edit
     assert await _shown(store, TG, "1:55", "1:56", "1:60", "1:61") == ["aaa", "aaa", "bbb", "bbb"]
     assert await _shown(store, SurfaceId("telegram:2"), "1:55") == [None]
+
+
+async def test_a_reminder_keeps_the_arguments_it_showed_even_when_recorded_after_the_edit(
+        store: Store) -> None:
+    await store.create_question(record("q1"), SURFACES)
+    await store.set_delivery(Q1, TG, "delivered", MessageRef("1:55"))
+    await store.note_replaced(Q1, TG, MessageRef("1:55"), "aaa")  # the edit's marks first
+    await store.note_reminder(Q1, TG, MessageRef("1:56"), "aaa")  # a reminder sent before it
+    await store.note_reminder(Q1, TG, MessageRef("1:57"), "bbb")  # one of the new arguments
+    await store.note_reminder(Q1, WEB, MessageRef("q1"), "aaa")  # the web's id: always current
+    assert await _shown(store, TG, "1:55", "1:56", "1:57") == ["aaa", "aaa", "bbb"]
+    assert await _shown(store, WEB, "q1") == [None]
