@@ -5,13 +5,14 @@ by quorum in the store, exactly once; a matching rule approves at once."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 
 import structlog
 
 from bridge.core.ballots import Ballot, Ballots
 from bridge.core.broker import Broker, new_question_id
 from bridge.core.quorum import shown_name
-from bridge.core.reshow import reshow
+from bridge.core.reshow import reshow, shown_late
 from bridge.model.approval import ApprovalNoAnswer, ApprovalRequest, ApprovalResult, DecidedBy
 from bridge.model.contract import AskRequest
 from bridge.model.errors import Conflict, Forbidden, NotFound
@@ -72,6 +73,7 @@ class Approvals:
         self.people = people
         self.policies = list(policies)
         self.ballots = Ballots(store, people, self._edited)
+        broker.outbound.shown_late = partial(shown_late, store, broker.outbound)
 
     async def request(self, agent_name: str, session: SessionKey, request: ApprovalRequest, *,
                       waiting: bool = True) -> ApprovalRecord:

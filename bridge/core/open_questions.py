@@ -47,6 +47,14 @@ class OpenQuestions:
         record = await self.store.get_question(question_id)  # asked by another replica
         return record if record is not None and record.pending else None
 
+    async def current(self, record: QuestionRecord) -> QuestionRecord:
+        """The record as it is now: an approval's is read again (an edit may have changed its
+        arguments, on any replica, while its prompt waited for the platform); a question's
+        never changes."""
+        if record.approval is None:
+            return record
+        return await self.store.get_question(record.id) or record
+
     async def sent_to(self, question_id: QuestionId, surface: SurfaceId) -> bool:
         """Whether `surface` is one of the question's surfaces (the only ones that may answer)."""
         cached = self._open.get(question_id)

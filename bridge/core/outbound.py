@@ -83,6 +83,8 @@ class Outbound:
         self.spawn = spawn
         self.emit = emit
         self.undelivered = undelivered
+        self.shown_late: Callable[[QuestionRecord, DeliveryRecord], Awaitable[Any]] | None = None
+        """Set by approvals: a prompt shown with arguments an edit replaced on its way."""
         self.timeouts = timeouts or Timeouts()
         self._turns: dict[str, asyncio.Semaphore] = {}
         self._lines: dict[str, deque[tuple[_Prompts, SurfaceId]]] = {}
@@ -183,7 +185,7 @@ class Outbound:
             return False
         try:
             sending = self._send(adapter, record, surface)
-            ref = await (sending if on_way is None else on_its_way(sending, on_way))
+            ref, record = await (sending if on_way is None else on_its_way(sending, on_way))
         except DeliveryError as exc:
             await self._failed(record, surface, str(exc))
             return False
@@ -200,15 +202,19 @@ class Outbound:
         TALLY.delivered(surface_platform(surface), ok=True)
         if await self._ended(record.id):  # ended while this prompt was on its way: edit it too
             await self.finalize_one(DeliveryRecord(record.id, surface, "delivered", ref))
+        elif record.approval is not None and ref is not None and self.shown_late is not None:
+            await self.shown_late(record, DeliveryRecord(record.id, surface, "delivered", ref))
         return True
 
     async def _send(self, adapter: Adapter, record: QuestionRecord,
-                    surface: SurfaceId) -> MessageRef | None:
+                    surface: SurfaceId) -> tuple[MessageRef | None, QuestionRecord]:
         """The prompt, once the platform has a turn (waiting for one is a wait like any other:
-        the next platform's sender starts meanwhile)."""
+        the next platform's sender starts meanwhile), and the record it showed: an approval's
+        as it is then (an edit may have changed the arguments while the prompt waited)."""
         # asyncio.timeout: no extra task, unlike wait_for; the wait for a turn is not timed
         async with self.turn(surface, Priority.PROMPT), asyncio.timeout(self.timeouts.delivery):
-            return await adapter.deliver(surface, self.surfaces.prompt(record, surface))
+            record = await self.open.current(record)
+            return await adapter.deliver(surface, self.surfaces.prompt(record, surface)), record
 
     @asynccontextmanager
     async def turn(self, surface: SurfaceId, priority: Priority) -> AsyncIterator[None]:

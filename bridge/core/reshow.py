@@ -11,6 +11,7 @@ import structlog
 
 from bridge.core.open_questions import OpenQuestions
 from bridge.core.outbound import Outbound
+from bridge.core.quorum import shown_name
 from bridge.model.ids import MessageRef, QuestionId
 from bridge.model.prompt import Delivery, Finalization
 from bridge.runtime.pace import Priority
@@ -42,6 +43,23 @@ async def reshow(store: Store, outbound: Outbound, open_questions: OpenQuestions
                                   before.payload_hash)
     shown = await asyncio.gather(*(_again(outbound, old, record, d, by) for d in live))
     log.info("approval_reshown", approval_id=record.id, surfaces=sum(shown))
+
+
+async def shown_late(store: Store, outbound: Outbound, rendered: QuestionRecord,
+                     delivery: DeliveryRecord) -> None:
+    """A prompt rendered before an edit and recorded after it: the edit's `reshow` did not see
+    it. Mark it with the arguments it showed, and show it again like the others."""
+    assert rendered.approval is not None and delivery.message_ref is not None
+    record = await store.get_question(rendered.id)
+    if (record is None or not record.pending or record.approval is None
+            or record.approval.payload_hash == rendered.approval.payload_hash):
+        return
+    await store.note_replaced(record.id, delivery.surface, MessageRef(delivery.message_ref),
+                              rendered.approval.payload_hash)
+    edits = [v for v in await store.votes(record.id) if v.arguments is not None]
+    by = shown_name(edits[-1]) if edits else "?"
+    log.info("approval_reshown", approval_id=record.id, surfaces=int(
+        await _again(outbound, rendered, record, delivery, by)))
 
 
 async def _again(outbound: Outbound, old: QuestionRecord, record: QuestionRecord,

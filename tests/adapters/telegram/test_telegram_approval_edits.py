@@ -7,7 +7,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from bridge import MessageRef, SurfaceId
+from structlog.testing import capture_logs
+
+from bridge import MessageRef, QuestionId, SurfaceId
 from tests.adapters.edit_support import (
     EDITED,
     QUORUM,
@@ -98,3 +100,52 @@ async def test_a_reminder_recorded_only_after_the_edit_is_still_about_the_old_ar
         assert await _told(fake, said) == STALE
         found = await approval_record(r, approval_id)
         assert [v["user"] for v in found["votes"]] == [str(STRANGER["id"])]
+
+
+async def test_a_prompt_on_its_way_during_an_edit_is_shown_again_and_a_reply_to_it_is_stale(
+        tg: Tg, fake: FakeTelegram) -> None:
+    """budi edits while Telegram has not yet answered the first prompt's send: the edit's reshow
+    cannot see that prompt, so once recorded it is marked and shown again like the others."""
+    async with running(_config(tg), tg.env) as r:
+        fake.holds["sendMessage"] = held = asyncio.Event()
+        approval_id = await request_approval(r)
+        await fake.wait_for(lambda: fake.calls_of("sendMessage"))  # rendered, on the wire
+        with capture_logs() as logged:
+            told = await budi_edits(r, f"telegram:{DM['id']}", str(STRANGER["id"]), approval_id)
+            assert "new arguments" in told, told
+            await until(lambda: [e for e in logged if e["event"] == "approval_reshown"])
+        assert [e["surfaces"] for e in logged if e["event"] == "approval_reshown"] == [0]
+        del fake.holds["sendMessage"]
+        held.set()
+        new = await fake.sent(DM["id"], lambda m: keyboard(m) and '"replicas": 5' in m["text"])
+        old = next(m for (c, _), m in fake.messages.items()
+                   if c == DM["id"] and '"replicas": 3' in m["text"])
+        assert "Edited by" in (await fake.wait_for(lambda: next(
+            (m for m in fake.calls_of("editMessageText") if m["message_id"] == old["message_id"]),
+            None)))["text"]
+
+        said = await fake.say(DM, OWNER, "approve", reply_to=old)
+        assert await _told(fake, said) == STALE
+        await fake.say(DM, OWNER, "approve", reply_to=new)
+        done = await until(lambda: approval_ended(r, approval_id))
+        assert done["result"]["status"] == "approved"
+        assert done["result"]["arguments"] == EDITED
+
+
+async def test_a_prompt_that_waited_for_its_turn_through_an_edit_shows_the_new_arguments(
+        tg: Tg, fake: FakeTelegram) -> None:
+    """A prompt still in line (the platform's limits) when budi edits is rendered when its turn
+    comes, from the approval as it is then, not as it was asked."""
+    async with running(_config(tg), tg.env) as r:
+        approval_id = await request_approval(r)
+        await delivered(r, DM["id"])
+        asked = await r.bridge.store.get_question(QuestionId(approval_id))
+        assert asked is not None
+        await budi_edits(r, f"telegram:{DM['id']}", str(STRANGER["id"]), approval_id)
+        await fake.sent(DM["id"], lambda m: keyboard(m) and '"replicas": 5' in m["text"])
+        shown = len(fake.calls_of("sendMessage"))
+        # The record the sender took at ask time, as a prompt that waited in line holds it.
+        assert await r.bridge.broker.outbound.deliver_to(asked, SurfaceId(f"telegram:{DM['id']}"))
+        late = fake.calls_of("sendMessage")[shown:]
+        assert [c for c in late if '"replicas": 5' in str(c["text"])], late
+        assert not [c for c in late if '"replicas": 3' in str(c["text"])], late
