@@ -149,6 +149,11 @@ def _flush(url: str) -> None:
                 assert isinstance(d["msg"], str) and len(d["msg"]) > 8, d
 
 
+GENERATED = pytest.mark.xdist_group("generated_tool_calls")
+"""The calls and their figures on one worker: the tally and the queue live in the process."""
+
+
+@GENERATED
 @settings(max_examples=BATCHES * 4, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                  HealthCheck.function_scoped_fixture])
@@ -160,10 +165,13 @@ def test_10000_generated_tool_calls_are_valid_or_422(web_server: Server, bodies:
         _flush(web_server.url)
 
 
+@GENERATED
 def test_generated_tool_calls_figures(web_server: Server, figures: Figures) -> None:
-    """Runs after the generated calls (file order): their tally, and the server still well."""
+    """Runs after the generated calls (file order, same worker): their tally, and the server
+    still well."""
     if _QUEUE:
         _flush(web_server.url)
+    assert _TALLY["sent"] >= BATCHES * BATCH * 9 // 10, f"only {_TALLY['sent']} calls were sent"
     r = httpx.get(f"{web_server.url}/healthz", trust_env=False)
     assert r.status_code == 200
     assert "Traceback" not in web_server.logs()
