@@ -8,6 +8,8 @@ from urllib.parse import urlsplit
 
 import structlog
 
+from bridge import count_rate_limited
+
 log = structlog.get_logger("askbridge.discord")
 _WAITING = "We are being rate limited."
 """How discord.py's `discord.http` logger begins the line for a 429 it retries or gives up on."""
@@ -21,13 +23,14 @@ def route(url: str) -> str:
 
 
 class CountRateLimits(logging.Filter):
-    """Passes every record on; a 429 line is also logged as `rate_limited`."""
+    """Passes every record on; a 429 line is also logged as `rate_limited` and counted."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         args = record.args
         if isinstance(record.msg, str) and record.msg.startswith(_WAITING) \
                 and isinstance(args, tuple) and len(args) == 3:
             method, url, retry_after = args
+            count_rate_limited("discord")
             log.warning("rate_limited", platform="discord", method=f"{method} {route(str(url))}",
                         retry_after=float(retry_after))  # type: ignore[arg-type]
         return True

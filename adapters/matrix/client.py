@@ -28,7 +28,7 @@ from nio import (
 )
 
 from adapters.matrix.config import MatrixConfig
-from bridge import DeliveryError
+from bridge import DeliveryError, count_rate_limited
 
 log = structlog.get_logger("askbridge.matrix")
 TRANSPORT_ERRORS = (ClientError, TimeoutError, asyncio.TimeoutError, OSError)
@@ -56,6 +56,7 @@ def explain(error: Any, config: MatrixConfig) -> str:
 async def rate_limited(resp: ErrorResponse) -> None:
     """nio hands every error answer here before it acts on it: a 429 is logged and counted."""
     if resp.status_code in ("M_LIMIT_EXCEEDED", 429):
+        count_rate_limited("matrix")
         log.warning("rate_limited", platform="matrix", method=type(resp).__name__,
                     retry_after=(resp.retry_after_ms or 5000) / 1000)
 

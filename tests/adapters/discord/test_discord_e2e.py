@@ -11,6 +11,7 @@ import pytest
 from structlog.testing import capture_logs
 
 from adapters.discord import interactions
+from bridge.runtime.tally import TALLY
 from tests.adapters.discord.support import ANSWERER, STRANGER, TWO, config, env, prompt_in
 from tests.fakes.discord import FakeDiscord
 from tests.harness import running, until
@@ -215,6 +216,7 @@ async def test_buttons_work_after_a_restart(tmp_path: Path, fake: FakeDiscord) -
 async def test_a_rate_limited_send_is_retried_and_counted(
         tmp_path: Path, fake: FakeDiscord) -> None:
     fake.rate_limit_next = 1
+    counted = TALLY.rate_limited["discord"]
     with capture_logs() as seen:
         async with running(config(tmp_path, fake), env(fake)) as r, r.client() as client:
             created = await client.create(DEPLOY)
@@ -225,6 +227,7 @@ async def test_a_rate_limited_send_is_retried_and_counted(
             assert prompt["id"] in str(view["deliveries"])
     assert [(e["platform"], e["method"], e["retry_after"]) for e in seen
             if e["event"] == "rate_limited"] == [("discord", "POST messages", 0.05)]
+    assert TALLY.rate_limited["discord"] == counted + 1, "askbridge_rate_limited_total"
 
 
 async def test_a_burst_to_one_channel_is_paced_by_discord_py_under_its_bucket(

@@ -28,6 +28,7 @@ from bridge import (
     SurfaceId,
 )
 from bridge.core.surfaces import asked
+from bridge.runtime.tally import TALLY
 from bridge.text.rendering import build_prompt
 from tests.adapters.matrix.held import HeldCalls
 from tests.adapters.matrix.support import (
@@ -120,6 +121,7 @@ async def test_rate_limits_are_waited_out_as_the_homeserver_asks(
     room = await make_room(mx.person, slow)
     mx = Mx(mx.hs, mx.tmp, slow, mx.person, mx.stranger, room, mx.hs.login("slowbot"))
     caplog.set_level(logging.WARNING, logger="nio")
+    before = TALLY.rate_limited["matrix"]
     with capture_logs() as seen:
         async with running(mx.config(), mx.env) as r, r.client() as client:
             qid = (await client.create(DEPLOY))["id"]  # the text, then at once the poll: too fast
@@ -130,6 +132,7 @@ async def test_rate_limits_are_waited_out_as_the_homeserver_asks(
     counted = [e for e in seen if e["event"] == "rate_limited"]
     assert counted and all(e["platform"] == "matrix" and e["method"] == "RoomSendError"
                            and e["retry_after"] > 0 for e in counted), counted
+    assert TALLY.rate_limited["matrix"] == before + len(counted), "askbridge_rate_limited_total"
 
 
 async def test_doctor_checks_the_token_with_whoami(mx: Mx) -> None:
