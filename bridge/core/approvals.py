@@ -212,15 +212,11 @@ class Approvals:
         if record is not None and record.pending:
             self.broker.open.refresh(record)
 
-    def changed(self, event: str, question_id: QuestionId) -> None:
-        """Emitter listener (this process's changes): an ended backing question settles."""
-        if event == "resolved":
-            self.broker.spawn(self._settle_id(question_id))
-
-    async def _settle_id(self, question_id: QuestionId) -> None:
-        question = await self.store.get_question(question_id)
-        if question is not None:
-            await self.settle(question)
+    def ended(self, final: QuestionRecord) -> None:
+        """A question ended in this process: an approval's backing question settles, from the
+        record in hand (no question is read again to tell whether it backs an approval)."""
+        if final.approval is not None:
+            self.broker.spawn(self.settle(final))
 
     async def approver(self, question: QuestionRecord, surface: SurfaceId, user: UserRef) -> bool:
         """Whether the person is a listed approver of the approval behind `question`."""

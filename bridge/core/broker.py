@@ -77,6 +77,8 @@ class Broker:
         self.draining = asyncio.Event()
         """Set when the server stops gracefully: blocking asks hand back, nothing is cancelled."""
         self._sweeper: asyncio.Task[None] | None = None
+        self.ended: list[Callable[[QuestionRecord], None]] = []
+        """Told of each question that ended here, with its final record (no read needed)."""
 
     # lifecycle ---------------------------------------------------------------------------
 
@@ -283,6 +285,8 @@ class Broker:
     async def _resolved(self, final: QuestionRecord) -> None:
         """What follows an end, in a task of its own so the resolving caller does not wait
         for it: observers and hooks hear of it, then every delivered prompt is edited."""
+        for hear in self.ended:
+            hear(final)
         self.emit("resolved", final.id)
         TALLY.question_resolved(final.status, final.reason,
                                 ((final.resolved_at or now_ms()) - final.created_at) / 1000)

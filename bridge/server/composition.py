@@ -143,7 +143,7 @@ def compose(store: Store, adapters: Mapping[str, Adapter], agents: Sequence[Agen
     reads = AdapterReads(store, surfaces, keep)
     reads.links = CardLinks(store, base_url)
     approvals = Approvals(store, broker, People(people), policies)
-    emitter.listeners.append(approvals.changed)
+    broker.ended.append(approvals.ended)
     emitter.observers.append(approvals.observed)
     answering = Answering(store, open_questions, surfaces, broker.resolve, approvals.vote,
                           approvals.approver)

@@ -176,12 +176,13 @@ async def test_an_expired_approval_is_no_answer(tmp_path: Path) -> None:
                                    headers=AUTH)).json()
         await until(lambda: len(approvals(gw)) == 2)
         await r.bridge.broker.expire(created["id"])  # what its deadline does
+        # Settled at once, before anyone reads it: the audit says so on its own.
+        entries = await until(lambda: _decided(r))
+        assert entries[-1].data["status"] == "no_answer"
         result = await http.get(f"/v1/approvals/{created['id']}/result",
                                 params={"wait": "5"}, headers=AUTH)
         assert result.json() == {"status": "no_answer", "reason": "expired"}
         assert (await reply(http, "approve"))["accepted"] is False
-        entries = await until(lambda: _decided(r))
-        assert entries[-1].data["status"] == "no_answer"
 
 
 async def _decided(r: Running) -> Any:
