@@ -198,8 +198,10 @@ class Pace:
     async def _wait(self, windows: Windows, priority: Priority,
                     collapse: Hashable | None) -> _Stamp | None:
         loop = asyncio.get_running_loop()
-        future: asyncio.Future[_Stamp | None] = loop.create_future()
         waiting = self._collapsing.get(collapse) if collapse is not None else None
+        if waiting is None and self._free(windows, loop.time()):
+            return self._grant(windows)  # nobody waits on these limits and all have room
+        future: asyncio.Future[_Stamp | None] = loop.create_future()
         if waiting is not None:  # the earlier edit gives way; this one keeps its place
             waiting.future.set_result(None)
             waiting.future = future
@@ -257,14 +259,23 @@ class Pace:
             sent = False
             for waiting in sorted((line[0] for line in self._lines.values()), key=_turn):
                 if all(w.room(now) for w in waiting.windows):
-                    stamp, grant = _Stamp(), next(self._grants)
-                    for window in waiting.windows:
-                        window.take(stamp)
-                        window.served = grant
                     self._leave(waiting)
-                    waiting.future.set_result(stamp)
+                    waiting.future.set_result(self._grant(waiting.windows))
                     sent = True
         self._wake_at(now)
+
+    @staticmethod
+    def _free(windows: Windows, now: float) -> bool:
+        """No call waits on any of `windows` and each has room: a call may leave at once, ahead
+        of nobody (a waiter on any window it shares would make one of them busy)."""
+        return all(not w.waiting and w.room(now) for w in windows)
+
+    def _grant(self, windows: Windows) -> _Stamp:
+        stamp, grant = _Stamp(), next(self._grants)
+        for window in windows:
+            window.take(stamp)
+            window.served = grant
+        return stamp
 
     def _wake_at(self, now: float) -> None:
         due = min((max((w.free_at() for w in line[0].windows if not w.room(now)), default=now)
