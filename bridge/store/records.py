@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
@@ -15,7 +16,8 @@ DeliveryState = Literal["sending", "delivered", "failed"]
 
 
 def now_ms() -> int:
-    return int(datetime.now(UTC).timestamp() * 1000)
+    """Milliseconds since the epoch (UTC), as every record stores time."""
+    return time.time_ns() // 1_000_000
 
 
 def ms_to_dt(ms: int) -> datetime:
