@@ -70,10 +70,11 @@ from bridge.model.validation import InvalidRequest, Problem, parse_ask_request
 from bridge.runtime.backoff import backoff, backoff_delay
 from bridge.runtime.config import BridgeConfig, ConfigError, adapter_section, env_secret
 from bridge.runtime.config_problems import config_problems
-from bridge.runtime.pace import Pace, Paced, Priority, Window, WindowsByKey
+from bridge.runtime.pace import Pace, Paced, Priority
 from bridge.runtime.security import SIGNATURE_HEADER, same_secret, sign, verify_signature
 from bridge.runtime.tally import count_rate_limited
 from bridge.runtime.tls import client_tls
+from bridge.runtime.windows import Window, WindowsByKey
 from bridge.text.i18n import (
     DEFAULT_LOCALE,
     LOCALE_NAMES,

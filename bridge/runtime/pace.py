@@ -12,10 +12,11 @@ from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Generic, Protocol, TypeVar, runtime_checkable
+from typing import Protocol, TypeVar, runtime_checkable
+
+from bridge.runtime.windows import Stamp, Windows
 
 T = TypeVar("T")
-K = TypeVar("K", bound=Hashable)
 
 
 class Priority(IntEnum):
@@ -27,86 +28,12 @@ class Priority(IntEnum):
     EDIT = 2
 
 
-class _Stamp:
-    """When a call left, as its limits count it: `inf` while it is in flight, then the time it
-    was answered. Counting from the answer, not the start, keeps a call that took long on the
-    wire from arriving less than a window after the one before it."""
-
-    __slots__ = ("at",)
-
-    def __init__(self) -> None:
-        self.at = math.inf
-
-
-class Window:
-    """At most `capacity` calls in any `seconds`: a sliding window, as the platforms count."""
-
-    __slots__ = ("_stamps", "capacity", "seconds", "served", "waiting")
-
-    def __init__(self, capacity: int, seconds: float) -> None:
-        self.capacity, self.seconds = capacity, seconds
-        self._stamps: list[_Stamp] = []
-        self.waiting = 0
-        """Calls waiting in a `Pace` line that counts against this window."""
-        self.served = -1  # the `Pace` grant a call last left with (-1: none yet)
-
-    def idle(self, now: float) -> bool:
-        """Nothing counts against it any more: no call waiting, none in flight, none answered
-        within its span. A new window in its place would behave exactly the same."""
-        return not self.waiting and all(s.at + self.seconds <= now for s in self._stamps)
-
-    def room(self, now: float) -> bool:
-        self._stamps = [s for s in self._stamps if s.at + self.seconds > now]
-        return len(self._stamps) < self.capacity
-
-    def free_at(self) -> float:
-        """When the next call may leave (after `room` said no); `inf` until calls are answered."""
-        times = sorted(s.at for s in self._stamps)
-        return times[len(times) - self.capacity] + self.seconds
-
-    def take(self, stamp: _Stamp) -> None:
-        self._stamps.append(stamp)
-
-
-Windows = tuple[Window, ...]
-
-
-class WindowsByKey(Generic[K]):
-    """The windows of each chat or channel, made on first use (`make(key)`), the same objects
-    while they are in use. A key whose windows are all idle is dropped by the next sweep (at
-    most every `sweep_every` seconds, on a lookup): a bot that wrote to a million chats keeps
-    state only for those it wrote to within the longest window."""
-
-    def __init__(self, make: Callable[[K], Windows], sweep_every: float = 60.0) -> None:
-        self.make = make
-        self.sweep_every = sweep_every
-        self._by_key: dict[K, Windows] = {}
-        self._swept = -math.inf
-
-    def __len__(self) -> int:
-        return len(self._by_key)
-
-    def get(self, key: K, now: float) -> Windows:
-        if now - self._swept >= self.sweep_every:
-            self.sweep(now)
-        windows = self._by_key.get(key)
-        if windows is None:
-            windows = self._by_key[key] = self.make(key)
-        return windows
-
-    def sweep(self, now: float) -> None:
-        """Drop every key whose windows are all idle at `now`."""
-        self._swept = now
-        self._by_key = {k: ws for k, ws in self._by_key.items()
-                        if not all(w.idle(now) for w in ws)}
-
-
 @dataclass(slots=True)
 class _Waiting:
     order: tuple[int, int]
     """(priority, arrival): the queue's order."""
     windows: Windows
-    future: asyncio.Future[_Stamp | None]
+    future: asyncio.Future[Stamp | None]
     collapse: Hashable | None
 
 
@@ -116,7 +43,7 @@ class _Paid:
 
     pace: Pace
     windows: Windows
-    stamp: _Stamp
+    stamp: Stamp
     task: asyncio.Task[object] | None
     """Only the task that took it: tasks started inside copy the context, not the slot."""
     used: bool = field(default=False)
@@ -187,7 +114,7 @@ class Pace:
         finally:
             self._answered(stamp)
 
-    def _paid(self, windows: Windows) -> _Stamp | None:
+    def _paid(self, windows: Windows) -> Stamp | None:
         paid = _PAID.get()
         if (paid is None or paid.pace is not self or paid.used or paid.windows != windows
                 or paid.task is not asyncio.current_task()):
@@ -196,12 +123,13 @@ class Pace:
         return paid.stamp
 
     async def _wait(self, windows: Windows, priority: Priority,
-                    collapse: Hashable | None) -> _Stamp | None:
+                    collapse: Hashable | None) -> Stamp | None:
         loop = asyncio.get_running_loop()
         waiting = self._collapsing.get(collapse) if collapse is not None else None
-        if waiting is None and self._free(windows, loop.time()):
-            return self._grant(windows)  # nobody waits on these limits and all have room
-        future: asyncio.Future[_Stamp | None] = loop.create_future()
+        now = loop.time()  # nobody waits on any of these limits and all have room: go now
+        if waiting is None and all(not w.waiting and w.room(now) for w in windows):
+            return self._grant(windows)  # (a waiter on a shared one would have gone first)
+        future: asyncio.Future[Stamp | None] = loop.create_future()
         if waiting is not None:  # the earlier edit gives way; this one keeps its place
             waiting.future.set_result(None)
             waiting.future = future
@@ -226,7 +154,7 @@ class Pace:
     def _line(self, windows: Windows) -> list[_Waiting]:
         return self._lines.setdefault(windows, [])
 
-    def _gave_up(self, waiting: _Waiting, future: asyncio.Future[_Stamp | None]) -> None:
+    def _gave_up(self, waiting: _Waiting, future: asyncio.Future[Stamp | None]) -> None:
         """A waiter was cancelled: its place goes, or the slot it was just given is spent."""
         if future.done() and not future.cancelled():
             stamp = future.result()
@@ -246,7 +174,7 @@ class Pace:
         if waiting.collapse is not None:
             self._collapsing.pop(waiting.collapse, None)
 
-    def _answered(self, stamp: _Stamp) -> None:
+    def _answered(self, stamp: Stamp) -> None:
         if stamp.at == math.inf:
             stamp.at = asyncio.get_running_loop().time()
             self._dispatch()
@@ -264,14 +192,8 @@ class Pace:
                     sent = True
         self._wake_at(now)
 
-    @staticmethod
-    def _free(windows: Windows, now: float) -> bool:
-        """No call waits on any of `windows` and each has room: a call may leave at once, ahead
-        of nobody (a waiter on any window it shares would make one of them busy)."""
-        return all(not w.waiting and w.room(now) for w in windows)
-
-    def _grant(self, windows: Windows) -> _Stamp:
-        stamp, grant = _Stamp(), next(self._grants)
+    def _grant(self, windows: Windows) -> Stamp:
+        stamp, grant = Stamp(), next(self._grants)
         for window in windows:
             window.take(stamp)
             window.served = grant
