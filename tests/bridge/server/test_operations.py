@@ -4,6 +4,7 @@ whether the store answers and its schema is current."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from pathlib import Path
 
@@ -79,9 +80,15 @@ async def test_event_hook_retries_are_counted(tmp_path: Path) -> None:
 async def test_readyz_says_whether_store_and_schema_are_ready(tmp_path: Path) -> None:
     async with running(make_config(tmp_path)) as r, r.http() as http:
         ready = await http.get("/readyz")
-        with sqlite3.connect(tmp_path / "askbridge.db") as db:
-            db.execute("DELETE FROM schema_version WHERE version = "
-                       "(SELECT MAX(version) FROM schema_version)")
+
+        def roll_back_one_migration() -> None:
+            with sqlite3.connect(tmp_path / "askbridge.db") as db:
+                db.execute("DELETE FROM schema_version WHERE version = "
+                           "(SELECT MAX(version) FROM schema_version)")
+
+        # In a thread: the server runs on this loop, and a transaction of its own open at this
+        # moment must be able to finish while this write waits for the lock.
+        await asyncio.to_thread(roll_back_one_migration)
         behind = await http.get("/readyz")
         alive = await http.get("/healthz")
     assert ready.status_code == 200
