@@ -16,12 +16,12 @@ import io
 import subprocess
 import tarfile
 import tempfile
-import time
+from collections.abc import Awaitable
 from pathlib import Path
 
 import aiohttp
 
-from bench.latency import Fake, ask_body
+from bench.latency import Fake, http_round
 from bench.procs import AGENT_TOKEN, ROOT, TOKENS, Proc, askbridge_proc, fake_proc, relay_proc
 from bench.stats import Samples
 
@@ -40,35 +40,16 @@ def unpack(rev: str, into: Path) -> str:
     return commit
 
 
-async def one_round(http: aiohttp.ClientSession, fake: Fake, proc: Proc, system: str,
-                    tag: str) -> tuple[float, float]:
-    """(ask ms, answer ms) for one ask to `proc`, answered by a tap; the trailing calls (the
-    tap's answer, askbridge's finalizing edit) are awaited so the next round starts clean."""
-    durable = system == "durable"
-    url = f"{proc.url}/ask" if durable else f"{proc.url}/v1/sessions/main/ask"
-    headers = {} if durable else {"Authorization": f"Bearer {AGENT_TOKEN}"}
-    token = {"work": TOKENS["askbridge"], "base": BASE_TOKEN, "durable": TOKENS["durable"]}[system]
-
-    async def call() -> int:
-        async with http.post(url, json=ask_body(tag), headers=headers) as response:
-            body = await response.json()
-            done = time.monotonic_ns()
-        if response.status != 200 or body.get("status") != "answered":
-            raise RuntimeError(f"{system} answered {response.status}: {body}")
-        return done
-
-    began = time.monotonic_ns()
-    asking = asyncio.create_task(call())
-    try:
-        sent = await fake.event(tag)
-        queued = await fake.tap(token, tag)
-        done = await asyncio.wait_for(asking, 30)
-    finally:
-        asking.cancel()
-    for method in ("answerCallbackQuery",) if durable else ("answerCallbackQuery",
-                                                            "editMessageText"):
-        await fake.event(tag, method)
-    return (sent - began) / 1e6, (done - queued) / 1e6
+def one_round(http: aiohttp.ClientSession, fake: Fake, proc: Proc, system: str,
+              tag: str) -> Awaitable[tuple[float, float]]:
+    """(ask ms, answer ms) for one ask to `proc`, as the latency benchmark times it."""
+    if system == "durable":
+        return http_round(http, fake, f"{proc.url}/ask", {}, TOKENS["durable"], tag,
+                          ("answerCallbackQuery",))
+    return http_round(http, fake, f"{proc.url}/v1/sessions/main/ask",
+                      {"Authorization": f"Bearer {AGENT_TOKEN}"},
+                      TOKENS["askbridge"] if system == "work" else BASE_TOKEN, tag,
+                      ("answerCallbackQuery", "editMessageText"))
 
 
 async def run(base_rev: str, rounds: int, warmup: int) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -116,31 +116,47 @@ async def mcp_host(url: str) -> AsyncIterator[Client]:
 Round = Callable[[str], Awaitable[tuple[float, float]]]
 
 
+async def http_round(http: aiohttp.ClientSession, fake: Fake, url: str, headers: dict[str, str],
+                     token: str, tag: str, trailing: tuple[str, ...]) -> tuple[float, float]:
+    """(ask ms, answer ms) of one blocking HTTP ask to `url`, answered by a tap on its prompt;
+    the `trailing` calls (the tap's answer, a finalizing edit) are awaited before it returns,
+    so the next round starts on a quiet server."""
+    async def call() -> int:
+        async with http.post(url, json=ask_body(tag), headers=headers) as response:
+            body = await response.json()
+            done = time.monotonic_ns()
+        if response.status != 200 or body.get("status") != "answered":
+            raise RuntimeError(f"{url} answered {response.status}: {body}")
+        return done
+
+    return await tapped_round(fake, token, tag, call, trailing)
+
+
+async def tapped_round(fake: Fake, token: str, tag: str,
+                       call: Callable[[], Coroutine[Any, Any, int]],
+                       trailing: tuple[str, ...]) -> tuple[float, float]:
+    """Start the blocking `call` (it returns when it got the answer), time the prompt tagged
+    `tag` reaching the fake, tap its first button, time the answer reaching the caller."""
+    began = time.monotonic_ns()
+    asking = asyncio.create_task(call())
+    try:
+        sent = await fake.event(tag)
+        queued = await fake.tap(token, tag)
+        done = await asyncio.wait_for(asking, 30)
+    finally:
+        asking.cancel()
+    for method in trailing:
+        await fake.event(tag, method)
+    return (sent - began) / 1e6, (done - queued) / 1e6
+
+
 def rounds(http: aiohttp.ClientSession, fake: Fake, askbridge: Proc, relay: Proc,
            durable: Proc, bare: Bare, mcp: Client) -> dict[str, Round]:
     """One round per system: (ask ms, answer ms)."""
 
-    async def over_http(url: str, headers: dict[str, str], token: str, tag: str,
-                        trailing: tuple[str, ...]) -> tuple[float, float]:
-        async def call() -> int:
-            async with http.post(url, json=ask_body(tag), headers=headers) as response:
-                body = await response.json()
-                done = time.monotonic_ns()
-            if response.status != 200 or body.get("status") != "answered":
-                raise RuntimeError(f"{url} answered {response.status}: {body}")
-            return done
-
-        began = time.monotonic_ns()
-        asking = asyncio.create_task(call())
-        try:
-            sent = await fake.event(tag)
-            queued = await fake.tap(token, tag)
-            done = await asyncio.wait_for(asking, 30)
-        finally:
-            asking.cancel()
-        for method in trailing:
-            await fake.event(tag, method)
-        return (sent - began) / 1e6, (done - queued) / 1e6
+    def over_http(url: str, headers: dict[str, str], token: str, tag: str,
+                  trailing: tuple[str, ...]) -> Awaitable[tuple[float, float]]:
+        return http_round(http, fake, url, headers, token, tag, trailing)
 
     async def askbridge_round(tag: str) -> tuple[float, float]:
         return await over_http(f"{askbridge.url}/v1/sessions/main/ask",
@@ -158,17 +174,8 @@ def rounds(http: aiohttp.ClientSession, fake: Fake, askbridge: Proc, relay: Proc
                 raise RuntimeError(f"/mcp answered {result.content}")
             return done
 
-        began = time.monotonic_ns()
-        asking = asyncio.create_task(call())
-        try:
-            sent = await fake.event(tag)
-            queued = await fake.tap(TOKENS["askbridge"], tag)
-            done = await asyncio.wait_for(asking, 30)
-        finally:
-            asking.cancel()
-        for method in ("answerCallbackQuery", "editMessageText"):
-            await fake.event(tag, method)
-        return (sent - began) / 1e6, (done - queued) / 1e6
+        return await tapped_round(fake, TOKENS["askbridge"], tag, call,
+                                  ("answerCallbackQuery", "editMessageText"))
 
     async def relay_round(tag: str) -> tuple[float, float]:
         return await over_http(f"{relay.url}/ask", {}, TOKENS["relay"], tag,
