@@ -38,9 +38,9 @@ async def reshow(store: Store, outbound: Outbound, open_questions: OpenQuestions
             if d.state == "delivered" and not d.finalized]
     # First, before the notices and new prompts queue behind the platforms' limits: from now
     # on a reply to an old prompt or reminder is refused as stale, not counted for new arguments.
-    for delivery in live:
-        await store.note_replaced(record.id, delivery.surface, delivery.message_ref,
-                                  before.payload_hash)
+    # A prompt marked already is being shown again by `shown_late` (it was on its way).
+    live = [d for d in live if await store.note_replaced(record.id, d.surface, d.message_ref,
+                                                         before.payload_hash)]
     shown = await asyncio.gather(*(_again(outbound, old, record, d, by) for d in live))
     log.info("approval_reshown", approval_id=record.id, surfaces=sum(shown))
 
@@ -54,8 +54,9 @@ async def shown_late(store: Store, outbound: Outbound, rendered: QuestionRecord,
     if (record is None or not record.pending or record.approval is None
             or record.approval.payload_hash == rendered.approval.payload_hash):
         return
-    await store.note_replaced(record.id, delivery.surface, MessageRef(delivery.message_ref),
-                              rendered.approval.payload_hash)
+    if not await store.note_replaced(record.id, delivery.surface, MessageRef(delivery.message_ref),
+                                     rendered.approval.payload_hash):
+        return  # the edit's `reshow` found it delivered and shows it again
     edits = [v for v in await store.votes(record.id) if v.arguments is not None]
     by = shown_name(edits[-1]) if edits else "?"
     log.info("approval_reshown", approval_id=record.id, surfaces=int(

@@ -166,9 +166,10 @@ class Store(ApprovalStore, Protocol):
     async def note_replaced(
         self, question_id: QuestionId, surface: SurfaceId, prompt: MessageRef | None,
         shown: str
-    ) -> None:
+    ) -> bool:
         """An approval's edit replaced the arguments (payload hash `shown`) that its prompt
-        `prompt` and its reminders on `surface` showed; replies to them stay bound to it."""
+        `prompt` and its reminders on `surface` showed; replies to them stay bound to it.
+        False when `prompt` was marked already (someone else shows it again)."""
         ...
 
     async def replaced_shown(self, surface: SurfaceId, message_ref: MessageRef) -> str | None:

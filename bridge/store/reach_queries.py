@@ -101,21 +101,25 @@ class ReachQueries:
     async def note_replaced(
         self: _Backend, question_id: QuestionId, surface: SurfaceId, prompt: MessageRef | None,
         shown: str
-    ) -> None:
+    ) -> bool:
         """An edit replaced the arguments (payload hash `shown`) that the prompt `prompt` and
         the reminders on `surface` showed: a reply to one still finds the question, and
         `replaced_shown` tells what it showed. Marks of an earlier edit are kept. A message
         known by the question's own id (web and webhook prompts) keeps that id when shown
-        again, so it is never marked."""
+        again, so it is never marked.
+
+        True unless `prompt` was marked already: the one caller that marks a prompt is the
+        one that shows it again (an edit and the prompt's own late record may both find it)."""
         async with self._tx() as db:
             await db.execute(
                 "UPDATE message_refs SET shown = ? WHERE question_id = ? AND surface = ? "
                 "AND shown IS NULL AND message_ref <> question_id", (shown, question_id, surface))
             if prompt is not None and str(prompt) != str(question_id):
-                await db.execute(
+                return bool(await db.execute(
                     "INSERT INTO message_refs (surface, message_ref, question_id, shown) "
                     "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                    (surface, prompt, question_id, shown))
+                    (surface, prompt, question_id, shown)))
+        return True
 
     async def replaced_shown(self: _Backend, surface: SurfaceId,
                              message_ref: MessageRef) -> str | None:

@@ -132,6 +132,41 @@ async def test_a_prompt_on_its_way_during_an_edit_is_shown_again_and_a_reply_to_
         assert done["result"]["arguments"] == EDITED
 
 
+async def test_a_prompt_recorded_just_before_an_edit_is_shown_again_once(
+        tg: Tg, fake: FakeTelegram) -> None:
+    """The first prompt's record commits, and budi's edit comes before that prompt's own check
+    for an edit (`shown_late`): the edit's reshow finds it delivered and shows it again, and
+    the late check finds it marked already and leaves it. One new prompt, not two."""
+    async with running(_config(tg), tg.env) as r:
+        outbound = r.bridge.broker.outbound
+        real, first = outbound.shown_late, asyncio.Event()
+        reached, checked, go_on = asyncio.Event(), asyncio.Event(), asyncio.Event()
+        assert real is not None
+
+        async def late(record: Any, delivery: Any) -> None:
+            if first.is_set():  # the new prompt's own check: as it is
+                await real(record, delivery)
+                return
+            first.set()
+            reached.set()
+            await go_on.wait()
+            await real(record, delivery)
+            checked.set()
+
+        outbound.shown_late = late
+        approval_id = await request_approval(r)
+        await reached.wait()  # the first prompt is recorded, its check not yet made
+        with capture_logs() as logged:
+            told = await budi_edits(r, f"telegram:{DM['id']}", str(STRANGER["id"]), approval_id)
+            assert "new arguments" in told, told
+            await fake.sent(DM["id"], lambda m: keyboard(m) and '"replicas": 5' in m["text"])
+            go_on.set()
+            await checked.wait()
+        assert [e["surfaces"] for e in logged if e["event"] == "approval_reshown"] == [1]
+        shown = [c for c in fake.calls_of("sendMessage") if '"replicas": 5' in str(c["text"])]
+        assert len(shown) == 1, shown
+
+
 async def test_a_prompt_that_waited_for_its_turn_through_an_edit_shows_the_new_arguments(
         tg: Tg, fake: FakeTelegram) -> None:
     """A prompt still in line (the platform's limits) when budi edits is rendered when its turn

@@ -25,9 +25,12 @@ async def test_an_edit_marks_the_old_prompt_and_its_reminders_with_what_they_sho
     await store.note_reminder(Q1, WEB, MessageRef("q1"))
     assert await _shown(store, TG, "1:55", "1:56") == [None, None]
 
-    await store.note_replaced(Q1, TG, MessageRef("1:55"), "aaa")
-    await store.note_replaced(Q1, WEB, MessageRef("q1"), "aaa")
+    assert await store.note_replaced(Q1, TG, MessageRef("1:55"), "aaa")
+    assert await store.note_replaced(Q1, WEB, MessageRef("q1"), "aaa")
     assert await _shown(store, TG, "1:55", "1:56", "1:57") == ["aaa"] * 3
+    # The prompt found again (an edit's reshow and the prompt's own late record both saw it):
+    # marked already, so this caller does not show it a second time.
+    assert not await store.note_replaced(Q1, TG, MessageRef("1:55"), "aaa")
     assert await _shown(store, WEB, "q1") == [None], "shown again under the same id: current"
     for ref in ("1:55", "1:56"):  # a reply to one still finds its question
         found = await store.find_delivery(TG, MessageRef(ref))
