@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from collections.abc import AsyncIterator, Iterable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -35,10 +35,12 @@ class _SqliteExecutor:
 
 
 class SqliteStore(SqlStore):
-    """WAL keeps readers off the writer's back; an asyncio lock keeps transactions whole.
+    """One connection reads and writes, in WAL mode; an asyncio lock keeps transactions whole.
 
     Every statement is a hop to aiosqlite's thread: a lone statement runs in autocommit mode
-    (one hop), a write of several runs between BEGIN IMMEDIATE and COMMIT. Lone statements do
+    (one hop), a write of several runs between BEGIN IMMEDIATE and COMMIT. Every read is a lone
+    statement too: on the one connection, a read sent while a transaction is open would see its
+    rows before they are committed, or rows it then rolls back. Lone statements do
     not wait for one another (aiosqlite's thread runs them back to back, in the order sent);
     a transaction waits until those already sent are done, and those sent while it is open
     wait for it, so none joins it by accident on the one connection. They wait on an event,
@@ -168,9 +170,8 @@ class SqliteStore(SqlStore):
             if not self._lone:
                 self._quiet.set()
 
-    @asynccontextmanager
-    async def _read(self) -> AsyncIterator[_SqliteExecutor]:
-        yield _SqliteExecutor(self.db)
+    def _read(self) -> AbstractAsyncContextManager[_SqliteExecutor]:
+        return self._alone()
 
     def _is_conflict(self, exc: Exception) -> bool:
         return isinstance(exc, sqlite3.IntegrityError) and "questions" in str(exc)

@@ -34,7 +34,12 @@ async def hook(cwd: Path, stdin: bytes, *args: str, **env: str) -> tuple[int, st
         *ASKBRIDGE, "hook", "claude-pre-tool-use", *args, cwd=cwd, env=clean_env(**env),
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE)
-    out, err = await asyncio.wait_for(proc.communicate(stdin), 120)
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(stdin), 120)
+    finally:
+        if proc.returncode is None:  # the test failed or gave up on it: nothing outlives it
+            proc.kill()
+            await proc.wait()
     return proc.returncode or 0, out.decode(), err.decode()
 
 
@@ -120,10 +125,13 @@ async def test_no_answer_hands_the_decision_back_to_claude_code(tmp_path: Path) 
         running_hook = asyncio.create_task(hook(
             tmp_path, fixture("pre_tool_use_write.json"), "--session", "hooked",
             ASKBRIDGE_URL=r.url, ASKBRIDGE_TOKEN=AGENT_TOKEN))
-        pending = await until(lambda: r.bridge.store.pending_questions())
-        async with r.client() as client:
-            await client.cancel_approval(pending[0].id)
-        code, out, err = await running_hook
+        try:
+            pending = await until(lambda: r.bridge.store.pending_questions())
+            async with r.client() as client:
+                await client.cancel_approval(pending[0].id)
+            code, out, err = await running_hook
+        finally:
+            running_hook.cancel()
         assert code == 0, err
         printed = decision_of(out)
         assert printed["permissionDecision"] == "ask"

@@ -17,7 +17,7 @@ from bridge.store import (
     now_ms,
 )
 from bridge.store.postgres_store import PostgresStore
-from bridge.store.records import DeliveryRecord, OutboxEvent, TimerRecord
+from bridge.store.records import DeliveryRecord, OutboxEvent, QuestionRecord, TimerRecord
 from bridge.store.sql_store import SqlStore
 from tests.bridge.store.support import REQUEST, SURFACES, answered, record
 from tests.harness import until
@@ -118,6 +118,36 @@ async def test_a_transaction_stays_whole_while_lone_writes_come_and_go(store: St
     web, telegram = await store.deliveries(QuestionId("q1"))
     assert (web.state, web.message_ref, web.error) == ("delivered", "m1", None)
     assert telegram.error is None
+
+
+async def test_a_read_sent_while_a_transaction_is_open_never_sees_its_rows(store: Store) -> None:
+    """Nothing reads a transaction's rows before its commit: not a half-made question, not a
+    write it then rolls back (on SQLite's one connection a read sent meanwhile did)."""
+    assert isinstance(store, SqlStore)
+    await store.create_question(record("q1"), SURFACES)
+    opened = asyncio.Event()
+
+    async def doomed() -> None:
+        async with store.transaction() as db:
+            await db.execute("UPDATE deliveries SET error = 'doomed' WHERE question_id = ?",
+                             ("q1",))
+            await db.execute("UPDATE questions SET status = 'no_answer' WHERE id = ?", ("q1",))
+            opened.set()
+            await asyncio.sleep(0.1)  # the reads below are sent meanwhile
+            raise RuntimeError("halfway")
+
+    task = asyncio.create_task(doomed())
+    await asyncio.wait([task, asyncio.create_task(opened.wait())],
+                       return_when=asyncio.FIRST_COMPLETED)
+    assert opened.is_set(), task
+    outcomes = await asyncio.gather(task, store.deliveries(QuestionId("q1")),
+                                    store.get_question(QuestionId("q1")),
+                                    store.pending_questions(), return_exceptions=True)
+    assert isinstance(outcomes[0], RuntimeError)
+    deliveries, question, pending = outcomes[1:]
+    assert isinstance(deliveries, list) and [d.error for d in deliveries] == [None, None]
+    assert isinstance(question, QuestionRecord) and question.pending
+    assert isinstance(pending, list) and [q.id for q in pending] == ["q1"]
 
 
 async def test_partial_answers_kept_until_resolution(store: Store) -> None:
