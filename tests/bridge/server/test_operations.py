@@ -35,12 +35,20 @@ async def test_metrics_count_what_happened(tmp_path: Path) -> None:
                      "retry_start_seconds": 0.05}])
         async with running(config) as r, r.http() as http:
             before = await scrape(http)
+
+            async def webhook_deliveries_are(count: int) -> bool:
+                key = ("askbridge_deliveries_total", (("platform", "webhook"),))
+                return (await scrape(http)).get(key, 0.0) - before.get(key, 0.0) == count
+
             gw.fail_next = [429]  # the gateway asks to slow down once, then takes the prompt
             first = (await http.post("/v1/sessions/a/questions", json=DEPLOY, headers=AUTH)).json()
             await until(lambda: gw.prompts())
             during = await scrape(http)
             assert (await post_reply(http, "2")).json()["accepted"] is True
             second = (await http.post("/v1/sessions/b/questions", json=DEPLOY, headers=AUTH)).json()
+            # Its prompt delivered and counted before the cancel (a cancel sooner would rightly
+            # stop a prompt not yet sent).
+            await until(lambda: webhook_deliveries_are(2))
             await http.post(f"/v1/questions/{second['id']}/cancel", headers=AUTH)
             after = await scrape(http)
 
