@@ -22,13 +22,16 @@ class Retention:
     """Every `every` seconds, delete questions that ended more than `keep` seconds ago, with
     everything keyed to them, and event-hook events as old.
 
-    Each batch is one short transaction of at most `batch` questions; after each the pass steps
-    aside for as long as the batch took (at least `pause` seconds), so asks and answers waiting
-    on the store go first, no write lock is held for long, and the database spends at most
-    about half its time deleting however large the backlog. Every replica runs it: the store
+    Each batch is one short transaction of at most `batch` questions (on SQLite one statement:
+    an ask sent meanwhile waits for it on the one connection); after each the pass steps aside
+    for as long as the batch took (at least `pause` seconds), so asks and answers waiting on
+    the store go first, no write lock is held for long, and the database spends at most about
+    half its time deleting however large the backlog. Ten a batch: an ask that meets one waits
+    about 0.3 ms on SQLite (fifty in a transaction held it about 1 ms), and 100,000 ended
+    questions still go in about two minutes. Every replica runs it: the store
     gives replicas purging at once disjoint batches."""
 
-    def __init__(self, store: Store, keep: int | None, *, every: float = 60.0, batch: int = 50,
+    def __init__(self, store: Store, keep: int | None, *, every: float = 60.0, batch: int = 10,
                  pause: float = 0.01, audit_keep: int | None = None) -> None:
         self.store = store
         self.keep = keep

@@ -19,6 +19,12 @@ from bridge.store.writes import Row, Write
 log = structlog.get_logger("askbridge.store")
 
 
+DELETE_ENDED = (
+    "DELETE FROM questions WHERE id IN (SELECT id FROM questions WHERE status <> 'pending' "
+    "AND resolved_at < ? ORDER BY resolved_at LIMIT ?)")
+"""Retention's batch (`delete_ended`): the oldest ended questions, the trigger taking along
+every row keyed to them (`KEYED_TO_A_QUESTION`)."""
+
 class _SqliteExecutor:
     def __init__(self, db: aiosqlite.Connection) -> None:
         self.db = db
@@ -175,3 +181,10 @@ class SqliteStore(SqlStore):
 
     def _is_conflict(self, exc: Exception) -> bool:
         return isinstance(exc, sqlite3.IntegrityError) and "questions" in str(exc)
+
+    async def delete_ended(self, before: int, limit: int) -> int:
+        """One statement: migration 0012's trigger takes each question's rows along, so an ask
+        sent meanwhile waits for one trip to the database thread, not a transaction's eight.
+        (One process writes this file: no other purge can claim the same rows.)"""
+        async with self._alone() as db:
+            return await db.execute(DELETE_ENDED, (before, limit))

@@ -4,6 +4,7 @@ in batches, each row once even when replicas purge at the same time."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ from bridge.model.ids import MessageRef, QuestionId, SurfaceId, UserRef
 from bridge.store import AnsweredBy, Resolution, SqliteStore, Store, now_ms
 from bridge.store.postgres_store import PostgresStore
 from bridge.store.records import OutboxEvent, TimerRecord
+from bridge.store.retention_queries import KEYED_TO_A_QUESTION
 from bridge.store.sql_store import SqlStore
 from tests.bridge.store.support import SURFACES, record
 from tests.pg import scratch_database, server_url
@@ -146,3 +148,22 @@ async def test_two_replicas_purging_at_once_delete_each_question_once() -> None:
         finally:
             await first.close()
             await second.close()
+
+
+async def test_every_table_keyed_to_a_question_goes_with_it_on_sqlite(tmp_path: Path) -> None:
+    """SQLite deletes a batch in one statement, a trigger taking the keyed rows along: a table
+    that came to reference questions without joining that trigger (and `KEYED_TO_A_QUESTION`)
+    would make every purge fail on its foreign key, or leave its rows behind."""
+    store = SqliteStore(str(tmp_path / "store.db"))
+    await store.open()
+    try:
+        referencing = {row[0] for row in await store._rows(
+            "SELECT m.name FROM sqlite_master m, pragma_foreign_key_list(m.name) f "
+            "WHERE m.type = 'table' AND f.\"table\" = 'questions'")}
+        [(trigger,)] = await store._rows(
+            "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'questions'")
+        assert referencing == set(KEYED_TO_A_QUESTION)
+        assert all(f"DELETE FROM {table} WHERE question_id = OLD.id" in trigger
+                   for table in KEYED_TO_A_QUESTION)
+    finally:
+        await store.close()
