@@ -26,19 +26,18 @@ class Retention:
     an ask sent meanwhile waits for it on the one connection); after each the pass steps aside
     for as long as the batch took (at least `pause` seconds), so asks and answers waiting on
     the store go first, no write lock is held for long, and the database spends at most about
-    half its time deleting however large the backlog. Ten a batch: an ask that meets one waits
-    about 0.3 ms on SQLite (fifty in a transaction held it about 1 ms), and 100,000 ended
-    questions still go in about two minutes. Every replica runs it: the store
-    gives replicas purging at once disjoint batches."""
+    half its time deleting however large the backlog. `batch` defaults to the store's own
+    (`retention_batch`: ten on SQLite, where an ask waits for a batch, fifty on PostgreSQL).
+    Every replica runs it: the store gives replicas purging at once disjoint batches."""
 
-    def __init__(self, store: Store, keep: int | None, *, every: float = 60.0, batch: int = 10,
+    def __init__(self, store: Store, keep: int | None, *, every: float = 60.0, batch: int | None = None,
                  pause: float = 0.01, audit_keep: int | None = None) -> None:
         self.store = store
         self.keep = keep
         self.audit_keep = audit_keep
         """`[store] audit_keep` in seconds: older audit entries go, oldest first (None: none)."""
         self.every = every
-        self.batch = batch
+        self.batch = batch or store.retention_batch
         self.pause = pause
         self._task: asyncio.Task[None] | None = None
 

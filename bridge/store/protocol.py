@@ -23,6 +23,8 @@ class Store(ApprovalStore, Protocol):
 
     shared: bool
     """True when other processes (replicas) write to the same database."""
+    retention_batch: int
+    """Ended questions retention deletes per batch (`delete_ended`'s `limit`)."""
 
     async def open(self) -> None: ...
 

@@ -61,6 +61,9 @@ class SqliteStore(SqlStore):
     """
 
     dialect = "sqlite"
+    retention_batch = 10
+    """An ask sent during a batch waits for it on the one connection: ten in one statement
+    hold it about 0.3 ms (fifty in a transaction, about 1 ms); 100,000 go in two minutes."""
     CHECKPOINT_EVERY = 100
     """Writes between two checkpoints on the side connection."""
     WAL_FRAMES_MAX = 4_000
