@@ -92,23 +92,35 @@ async def test_a_write_failing_halfway_leaves_nothing_and_lone_writes_meanwhile_
     assert not await store.claim_finalization(QuestionId("q1"), SurfaceId("telegram:1"), 60_000)
 
 
-async def test_a_transaction_stays_whole_while_lone_writes_come_and_go(store: Store) -> None:
-    """Lone writes run side by side (on SQLite, back to back on one connection); one sent while
-    a transaction is open neither joins it nor is rolled back with it."""
+async def doomed_transaction(store: Store, *statements: str) -> asyncio.Task[None]:
+    """A transaction that runs `statements` (each about "q1"), stays open 0.1 s and then fails;
+    returned once open, so what the caller sends next is sent while it is."""
     assert isinstance(store, SqlStore)
-    await store.create_question(record("q1"), SURFACES)
     opened = asyncio.Event()
 
     async def doomed() -> None:
         async with store.transaction() as db:
-            await db.execute("UPDATE deliveries SET error = 'doomed' WHERE question_id = ?",
-                             ("q1",))
+            for statement in statements:
+                await db.execute(statement, ("q1",))
             opened.set()
-            await asyncio.sleep(0.1)  # the lone writes below are sent meanwhile
+            await asyncio.sleep(0.1)
             raise RuntimeError("halfway")
 
     task = asyncio.create_task(doomed())
-    await opened.wait()
+    await asyncio.wait([task, asyncio.create_task(opened.wait())],
+                       return_when=asyncio.FIRST_COMPLETED)
+    assert opened.is_set(), task
+    return task
+
+
+DOOMED_ERROR = "UPDATE deliveries SET error = 'doomed' WHERE question_id = ?"
+
+
+async def test_a_transaction_stays_whole_while_lone_writes_come_and_go(store: Store) -> None:
+    """Lone writes run side by side (on SQLite, back to back on one connection); one sent while
+    a transaction is open neither joins it nor is rolled back with it."""
+    await store.create_question(record("q1"), SURFACES)
+    task = await doomed_transaction(store, DOOMED_ERROR)
     outcomes = await asyncio.gather(
         task, store.set_delivery(QuestionId("q1"), SurfaceId("web"), "delivered", MessageRef("m1")),
         *(store.claim_finalization(QuestionId("q1"), SurfaceId("telegram:1"), 60_000)
@@ -123,23 +135,9 @@ async def test_a_transaction_stays_whole_while_lone_writes_come_and_go(store: St
 async def test_a_read_sent_while_a_transaction_is_open_never_sees_its_rows(store: Store) -> None:
     """Nothing reads a transaction's rows before its commit: not a half-made question, not a
     write it then rolls back (on SQLite's one connection a read sent meanwhile did)."""
-    assert isinstance(store, SqlStore)
     await store.create_question(record("q1"), SURFACES)
-    opened = asyncio.Event()
-
-    async def doomed() -> None:
-        async with store.transaction() as db:
-            await db.execute("UPDATE deliveries SET error = 'doomed' WHERE question_id = ?",
-                             ("q1",))
-            await db.execute("UPDATE questions SET status = 'no_answer' WHERE id = ?", ("q1",))
-            opened.set()
-            await asyncio.sleep(0.1)  # the reads below are sent meanwhile
-            raise RuntimeError("halfway")
-
-    task = asyncio.create_task(doomed())
-    await asyncio.wait([task, asyncio.create_task(opened.wait())],
-                       return_when=asyncio.FIRST_COMPLETED)
-    assert opened.is_set(), task
+    task = await doomed_transaction(
+        store, DOOMED_ERROR, "UPDATE questions SET status = 'no_answer' WHERE id = ?")
     outcomes = await asyncio.gather(task, store.deliveries(QuestionId("q1")),
                                     store.get_question(QuestionId("q1")),
                                     store.pending_questions(), return_exceptions=True)
