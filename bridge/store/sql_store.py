@@ -80,8 +80,9 @@ class SqlStore(AdapterStateQueries, ReachQueries, OutboxQueries, RetentionQuerie
     (and `_alone()`, `_notice()` where they can do better than the defaults)."""
 
     shared = False
-    retention_batch = 50
     """Whether other processes write to the same database (replicas)."""
+    retention_batch = 50
+    """Ended questions per retention batch, each batch one transaction."""
     dialect = "sql"
     """Which `NNNN_name.<dialect>.sql` migrations are this backend's own."""
 

@@ -25,6 +25,7 @@ DELETE_ENDED = (
 """Retention's batch (`delete_ended`): the oldest ended questions, the trigger taking along
 every row keyed to them (`KEYED_TO_A_QUESTION`)."""
 
+
 class _SqliteExecutor:
     def __init__(self, db: aiosqlite.Connection) -> None:
         self.db = db
@@ -63,7 +64,8 @@ class SqliteStore(SqlStore):
     dialect = "sqlite"
     retention_batch = 10
     """An ask sent during a batch waits for it on the one connection: ten in one statement
-    hold it about 0.3 ms (fifty in a transaction, about 1 ms); 100,000 go in two minutes."""
+    hold it a quarter as long as fifty in a transaction did (bench/README.md, round 19), and
+    100,000 still go in about two minutes."""
     CHECKPOINT_EVERY = 100
     """Writes between two checkpoints on the side connection."""
     WAL_FRAMES_MAX = 4_000
