@@ -29,6 +29,8 @@ class RetentionQueries:
 
     row_lock = ""
     """Appended to a batch's SELECT: how a backend with several writers claims its rows."""
+    retention_batch = 50
+    """Ended questions per batch, each batch one transaction."""
 
     async def delete_ended(self: _Backend, before: int, limit: int) -> int:
         """Delete up to `limit` questions that ended before `before` (ms), oldest first, with

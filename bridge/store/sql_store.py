@@ -81,8 +81,6 @@ class SqlStore(AdapterStateQueries, ReachQueries, OutboxQueries, RetentionQuerie
 
     shared = False
     """Whether other processes write to the same database (replicas)."""
-    retention_batch = 50
-    """Ended questions per retention batch, each batch one transaction."""
     dialect = "sql"
     """Which `NNNN_name.<dialect>.sql` migrations are this backend's own."""
 
