@@ -106,7 +106,8 @@ class ReachQueries:
         the reminders on `surface` showed: a reply to one still finds the question, and
         `replaced_shown` tells what it showed. Marks of an earlier edit are kept. A message
         known by the question's own id (web and webhook prompts) keeps that id when shown
-        again, so it is never marked.
+        again, so it is never marked; its claim (below) is a row of its own, `<id>#<shown>`,
+        which no reply ever names.
 
         True unless `prompt` was marked already: the one caller that marks a prompt is the
         one that shows it again (an edit and the prompt's own late record may both find it)."""
@@ -114,12 +115,13 @@ class ReachQueries:
             await db.execute(
                 "UPDATE message_refs SET shown = ? WHERE question_id = ? AND surface = ? "
                 "AND shown IS NULL AND message_ref <> question_id", (shown, question_id, surface))
-            if prompt is not None and str(prompt) != str(question_id):
-                return bool(await db.execute(
-                    "INSERT INTO message_refs (surface, message_ref, question_id, shown) "
-                    "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                    (surface, prompt, question_id, shown)))
-        return True
+            if prompt is None:
+                return True
+            claim = f"{question_id}#{shown}" if str(prompt) == str(question_id) else str(prompt)
+            return bool(await db.execute(
+                "INSERT INTO message_refs (surface, message_ref, question_id, shown) "
+                "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (surface, claim, question_id, shown)))
 
     async def replaced_shown(self: _Backend, surface: SurfaceId,
                              message_ref: MessageRef) -> str | None:

@@ -276,3 +276,42 @@ async def test_an_approval_no_approver_can_reach_is_warned_about(tmp_path: Path)
         assert not [e for e in said if e["event"] == "approval_unreachable"]
         await http.post(f"/v1/approvals/{approvals(gw)[-1]['questionId']}/cancel", headers=AUTH)
         await call
+
+
+async def test_a_prompt_recorded_just_before_an_edit_is_shown_again_once(tmp_path: Path) -> None:
+    """A webhook prompt is known by the approval's own id. The first one's record commits and
+    budi's edit comes before that prompt's own check for an edit (`shown_late`): the edit's
+    reshow shows both conversations the new arguments, and the late check, finding the claim
+    for those arguments taken, sends nothing more. Two new prompts, not three."""
+    policy = {"tool": "deploy", "approvers": ["ana", "budi", "cita"], "required": 2}
+    async with bridge(tmp_path, people=PEOPLE, approvals=[policy]) as (r, gw, http):
+        outbound = r.bridge.broker.outbound
+        real, held, go_on, checked = outbound.shown_late, [], asyncio.Event(), asyncio.Event()
+        assert real is not None
+
+        async def late(record: Any, delivery: Any) -> None:
+            if held:  # every later check as it is
+                await real(record, delivery)
+                return
+            held.append(delivery.surface)
+            await go_on.wait()
+            await real(record, delivery)
+            checked.set()
+
+        outbound.shown_late = late
+        call = await asked(http, gw)
+        approval_id = QuestionId(approvals(gw)[0]["questionId"])
+        await until(lambda: held)
+        with capture_logs() as logged:
+            told = await r.bridge.receiver.approval_decided(ApprovalDecided(
+                SurfaceId("webhook:sms:+100"), UserRef("+101"), approval_id, "approve", True,
+                arguments=EDITED))
+            assert told.accepted and "new arguments" in (told.text or "")
+            await until(lambda: len(approvals(gw)) >= 4)
+            go_on.set()
+            await checked.wait()
+        assert [e["surfaces"] for e in logged if e["event"] == "approval_reshown"] == [2]
+        again = [p for p in approvals(gw) if '"replicas": 1' in p["text"]]
+        assert sorted(p["conversation"] for p in again) == ["+100", "+102"], again
+        await http.post(f"/v1/approvals/{approval_id}/cancel", headers=AUTH)
+        await call

@@ -31,6 +31,7 @@ async def test_an_edit_marks_the_old_prompt_and_its_reminders_with_what_they_sho
     # The prompt found again (an edit's reshow and the prompt's own late record both saw it):
     # marked already, so this caller does not show it a second time.
     assert not await store.note_replaced(Q1, TG, MessageRef("1:55"), "aaa")
+    assert not await store.note_replaced(Q1, WEB, MessageRef("q1"), "aaa"), "the id's too"
     assert await _shown(store, WEB, "q1") == [None], "shown again under the same id: current"
     for ref in ("1:55", "1:56"):  # a reply to one still finds its question
         found = await store.find_delivery(TG, MessageRef(ref))
@@ -40,6 +41,8 @@ async def test_an_edit_marks_the_old_prompt_and_its_reminders_with_what_they_sho
     await store.note_reminder(Q1, TG, MessageRef("1:61"))
     assert await _shown(store, TG, "1:60", "1:61") == [None, None]
     await store.note_replaced(Q1, TG, MessageRef("1:60"), "bbb")  # a second edit
+    assert await store.note_replaced(Q1, WEB, MessageRef("q1"), "bbb"), "a new claim per edit"
+    assert await _shown(store, WEB, "q1") == [None]
     assert await _shown(store, TG, "1:55", "1:56", "1:60", "1:61") == ["aaa", "aaa", "bbb", "bbb"]
     assert await _shown(store, SurfaceId("telegram:2"), "1:55") == [None]
 
