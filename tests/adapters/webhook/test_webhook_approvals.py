@@ -286,7 +286,8 @@ async def test_a_prompt_recorded_just_before_an_edit_is_shown_again_once(tmp_pat
     policy = {"tool": "deploy", "approvers": ["ana", "budi", "cita"], "required": 2}
     async with bridge(tmp_path, people=PEOPLE, approvals=[policy]) as (r, gw, http):
         outbound = r.bridge.broker.outbound
-        real, held, go_on, checked = outbound.shown_late, [], asyncio.Event(), asyncio.Event()
+        real, go_on, checked = outbound.shown_late, asyncio.Event(), asyncio.Event()
+        held: list[SurfaceId] = []
         assert real is not None
 
         async def late(record: Any, delivery: Any) -> None:
