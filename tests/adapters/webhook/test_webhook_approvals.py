@@ -287,14 +287,14 @@ async def test_a_prompt_recorded_just_before_an_edit_is_shown_again_once(tmp_pat
     async with bridge(tmp_path, people=PEOPLE, approvals=[policy]) as (r, gw, http):
         outbound = r.bridge.broker.outbound
         real, go_on, checked = outbound.shown_late, asyncio.Event(), asyncio.Event()
-        held: list[SurfaceId] = []
+        checks: list[SurfaceId] = []
         assert real is not None
 
         async def late(record: Any, delivery: Any) -> None:
-            if held:  # every later check as it is
+            checks.append(delivery.surface)
+            if len(checks) > 1:  # the other conversation's check, as it is
                 await real(record, delivery)
                 return
-            held.append(delivery.surface)
             await go_on.wait()
             await real(record, delivery)
             checked.set()
@@ -302,13 +302,13 @@ async def test_a_prompt_recorded_just_before_an_edit_is_shown_again_once(tmp_pat
         outbound.shown_late = late
         call = await asked(http, gw)
         approval_id = QuestionId(approvals(gw)[0]["questionId"])
-        await until(lambda: held)
+        await until(lambda: len(checks) == 2)  # both prompts recorded: the edit sees both
         with capture_logs() as logged:
             told = await r.bridge.receiver.approval_decided(ApprovalDecided(
                 SurfaceId("webhook:sms:+100"), UserRef("+101"), approval_id, "approve", True,
                 arguments=EDITED))
             assert told.accepted and "new arguments" in (told.text or "")
-            await until(lambda: len(approvals(gw)) >= 4)
+            await until(lambda: [e for e in logged if e["event"] == "approval_reshown"])
             go_on.set()
             await checked.wait()
         assert [e["surfaces"] for e in logged if e["event"] == "approval_reshown"] == [2]
