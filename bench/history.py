@@ -1,5 +1,6 @@
 """History and retention, on both stores: the answer path with 100 vs 100,000 past deliveries in
-one conversation, and the ask path before vs while retention deletes 100,000 ended questions.
+one conversation, and the ask path between vs during the passes of a retention that deletes
+100,000 ended questions.
 
 Both run the store and the core's `Retention` in this process, on one event loop: a store call
 or a purge that held the loop or the write lock would show in the latencies measured beside it.
@@ -218,7 +219,7 @@ async def history_bench(report: Report, tmp: Path, kinds: list[str], rounds: int
         report.emit(f"retention_{kind}", before=before.summary(), during=during.summary(),
                     parked=parked.summary(), deleted=r["deleted"], seconds=round(seconds, 1),
                     ratio_p99=round(ratio, 3), ratio_p99_before=round(apart, 3))
-        report.row(f"ask path, {kind}: p99 purge parked / deleting {r['deleted']:,} ended",
+        report.row(f"ask path, {kind}: p99 between / during passes deleting {r['deleted']:,}",
                    f"{parked.p99:.2f} / {during.p99:.2f} ms = {ratio:.2f}× ({len(parked.values)}"
                    f" / {len(during.values)} asks, in turns over {seconds:.0f} s)",
                    f"≤ {RETENTION_RATIO}×", verdict(ratio <= RETENTION_RATIO))
