@@ -12,6 +12,7 @@ from bridge.core.surfaces import Surfaces
 from bridge.model.contract import AskResult
 from bridge.model.ids import MessageRef, QuestionId, SurfaceId, UserRef
 from bridge.model.inbound import (
+    HOST_SURFACE,
     AnswerSubmitted,
     ButtonPressed,
     InboundReply,
@@ -25,6 +26,8 @@ from bridge.text.i18n import DEFAULT_LOCALE, N_, tr
 
 ENDED = N_("This question has already ended.")
 NOT_YOURS = N_("Sorry, only the person this question is for can answer it.")
+BY_HOST = N_("An approval is decided by a person on one of its surfaces, never by the agent "
+             "that asked for it.")
 """English message ids; every reply is written with `tr` in the surface's locale."""
 
 Resolve = Callable[[QuestionId, AskResult, AnsweredBy | None], Awaitable[bool]]
@@ -121,6 +124,12 @@ class Answering:
 
     def not_yours(self, locale: str) -> str:
         return tr(locale, NOT_YOURS)
+
+    def not_by_host(self, record: QuestionRecord) -> InboundReply:
+        """The asking agent's own host (its form, its card, its host-answer call) never decides
+        the agent's approval: that would be the agent approving itself."""
+        loc = self.locale(HOST_SURFACE, record)
+        return InboundReply(handled=True, question_id=record.id, locale=loc, text=tr(loc, BY_HOST))
 
     async def open_for(
         self, question_id: QuestionId, surface: SurfaceId, chosen: str | None = None

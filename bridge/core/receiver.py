@@ -112,11 +112,13 @@ class Receiver:
     async def host_answered(self, event: AnswerSubmitted) -> InboundReply:
         """An answer from the asking agent's own MCP host (its form, `answers` None for its
         Skip): no prompt was delivered there, so only the question's being open is checked,
-        then everything any form answer goes through."""
+        then everything any form answer goes through. Never an approval's (`not_by_host`)."""
         async with self.answering.lock(event.question_id):
             record = await self.answering.open.get(event.question_id)
             if record is None:  # it ended first (a remote answer won): the late form is ignored
                 return InboundReply(handled=True, question_id=event.question_id)
+            if record.approval is not None:
+                return self.answering.not_by_host(record)
             return await self._judge_form(record, event)
 
     async def _apply_form(self, event: AnswerSubmitted) -> InboundReply:
