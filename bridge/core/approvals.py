@@ -84,8 +84,7 @@ class Approvals:
             raise Forbidden(SUBAGENT)
         policy = policy_for(self.policies, agent, request)
         name = AgentName(agent.name)
-        rule = await self.store.active_rule(name, request.tool or "", request.payload_hash,
-                                            now_ms())
+        rule = await self._rule_for(name, request, policy)
         if rule is not None:
             return await self._by_rule(name, session, request, policy, rule)
 
@@ -131,6 +130,22 @@ class Approvals:
         if approval is not None and approval.pending and approval.request == request:
             log.info("approval_reattached", approval_id=approval.id)
             return approval
+        return None
+
+    async def _rule_for(self, agent: AgentName, request: ApprovalRequest, policy: Policy,
+                        ) -> RuleRecord | None:
+        """A rule in force for this call (agent, tool, arguments) that was made under the same
+        policy: one made where a single answerer decides never stands in for a quorum. Without
+        a tool, the action is what the rule allowed. A rule whose approval retention removed
+        can show neither: the call is asked again."""
+        for rule in await self.store.rules(agent, now_ms()):
+            if (rule.tool != (request.tool or "") or rule.approval_id is None
+                    or rule.payload_hash not in (None, request.payload_hash)):
+                continue
+            made = await self.store.get_approval(rule.approval_id)
+            if (made is not None and made.policy == policy
+                    and (request.tool or made.request.action == request.action)):
+                return rule
         return None
 
     async def _by_rule(self, agent: AgentName, session: SessionKey, request: ApprovalRequest,

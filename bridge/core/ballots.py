@@ -126,10 +126,12 @@ class Ballots:
             return refused, False, False
         vote = self._vote(approval, ballot)
         outcome: list[VoteOutcome] = []
+        ruled: list[bool] = []
 
         async def commit(_: QuestionRecord) -> Resolution | None:
             found, verdict = await self.store.cast_vote(vote, _voted(approval, vote), decide)
             outcome.append(found)
+            ruled.append(verdict is not None and verdict.rule is not None)
             return verdict.resolution if verdict is not None else None
 
         decided = await conclude(commit)
@@ -137,11 +139,11 @@ class Ballots:
         log.info("vote_cast", approval_id=approval.id, surface=ballot.surface, outcome=found)
         if found == "edited" and self.on_edit is not None:
             self.on_edit(approval, vote)
-        return (await self._told(approval, ballot, found, decided),
+        return (await self._told(approval, ballot, found, decided, any(ruled)),
                 found in ("counted", "edited", "decided"), decided)
 
     async def _told(self, approval: ApprovalRecord, ballot: Ballot, found: VoteOutcome,
-                    decided: bool) -> str:
+                    decided: bool, ruled: bool = False) -> str:
         loc = ballot.locale
         if found == "already":
             return tr(loc, ALREADY)
@@ -154,7 +156,7 @@ class Ballots:
         if found == "decided":
             if ballot.choice == "reject":
                 return tr(loc, REJECTED)
-            if ballot.choice == "allow":
+            if ballot.choice == "allow" and ruled:
                 return tr(loc, ALLOWED)
             return tr(loc, APPROVED)
         now = await self.store.get_approval(approval.id) or approval

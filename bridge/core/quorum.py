@@ -71,12 +71,17 @@ def _approved(approval: ApprovalRecord, votes: list[VoteRecord]) -> Verdict:
 
 def _rule(approval: ApprovalRecord, votes: list[VoteRecord],
           arguments: dict[str, Any]) -> RuleRecord | None:
+    """The rule "Allow for 1 h" records: it approves later calls with nobody asked, so as many
+    of the deciding approvals as the quorum needs must have asked for it (one approver's
+    "Allow" beside another's "Approve" approves this call only); any arguments only when
+    every one of them chose that."""
     asked = [v for v in votes if v.rule is not None]
-    if not asked:
+    if not asked or len(asked) < approval.policy.needed:
         return None
     vote = asked[-1]
+    anything = all(v.rule == "any" for v in asked)
     return RuleRecord(new_rule_id(), approval.agent, approval.request.tool or "",
-                      None if vote.rule == "any" else payload_hash(arguments), vote.at,
+                      None if anything else payload_hash(arguments), vote.at,
                       vote.at + RULE_SECONDS * 1000, vote.voter, approval.id)
 
 
