@@ -87,6 +87,8 @@ def parse_decision(text: str) -> DecisionText | None:
     choice = _choice_of(lead.group(1))
     if choice is None:
         return None
+    if choice == "approve" and lead.group(2).strip().strip(".!"):
+        return None  # `approve only on staging`, `1 question first`: not a plain approval
     reason = lead.group(2).strip() if choice == "reject" else ""
     if choice == "allow" and lead.group(2).strip().casefold() not in {"", "1h", "1 h", "1 jam",
                                                                        "for 1 h", "for 1h"}:

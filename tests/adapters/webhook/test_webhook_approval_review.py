@@ -91,3 +91,17 @@ async def test_one_approver_alone_cannot_turn_a_quorum_into_a_rule(tmp_path: Pat
         await _allowed(http, gw, DEPLOY, ("3", "+100"), ("3", "+101"))  # both allow: a rule
         again = await http.post("/v1/sessions/main/approve", json=DEPLOY, headers=AUTH)
         assert again.json()["scope"] == "rule"
+
+
+async def test_approve_with_more_words_is_not_an_approval(tmp_path: Path) -> None:
+    """`approve only on staging` or `1 question first` is not a plain approval: it gets the
+    help line, as `allow everything forever` does, and counts for nothing."""
+    async with bridge(tmp_path) as (_, gw, http):
+        call = await asked(http, gw)
+        for text in ("approve only on staging, not production", "1 question first: why 3?",
+                     "Setuju kalau staging saja"):
+            told = await reply(http, text)
+            assert told["accepted"] is False, (text, told)
+        assert not call.done()
+        assert (await reply(http, "approve."))["accepted"] is True
+        assert (await call).json()["status"] == "approved"

@@ -47,3 +47,14 @@ def test_status_lines() -> None:
         "Approved by ana, budi"
     assert decided_line({"decision": ["reject"], "by": ["ana"], "reason": ["no"]}, "id") == \
         "Ditolak oleh ana: no"
+
+
+def test_an_approval_is_the_word_alone() -> None:
+    """`approve only on staging` approves nothing (as `allow everything forever` allows
+    nothing): a plain approval is the word or number alone, a full stop or `#…` beside it."""
+    for text in ("approve only on staging", "1 question first: why 3?", "setuju kalau besok",
+                 "Approve, but not production", "approve #abcdef123456 if tests pass"):
+        assert parse_decision(text) is None, text
+    for text in ("approve.", "Approve!", "setuju", "1", "approve #abcdef123456", "#abcdef approve"):
+        found = parse_decision(text)
+        assert found is not None and found.choice == "approve", text
