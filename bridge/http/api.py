@@ -131,6 +131,10 @@ def direct(endpoint: Endpoint) -> Callable[[Request], Coroutine[Any, Any, Respon
     return serve
 
 
+BIGINT = 2**63
+"""A whole number in a query is a 64-bit one: SQLite and PostgreSQL refuse a bigger one (a 500)."""
+
+
 def query(request: Request, name: str, kind: type[Any], default: Any) -> Any:
     raw = request.query_params.get(name)
     if raw is None:
@@ -141,7 +145,10 @@ def query(request: Request, name: str, kind: type[Any], default: Any) -> Any:
         raise InvalidRequest([Problem(loc=f"query.{name}",
                                       msg=f"Give `{name}` as true or false.")])
     try:
-        return kind(raw)
+        value = kind(raw)
+        if kind is int and not -BIGINT <= value < BIGINT:  # what a store's INTEGER holds
+            raise ValueError(raw)
+        return value
     except ValueError:
         what = "a whole number" if kind is int else "a number"
         raise InvalidRequest([Problem(loc=f"query.{name}",

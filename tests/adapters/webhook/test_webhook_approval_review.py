@@ -37,6 +37,20 @@ async def test_the_requesting_agent_cannot_approve_its_own_approval(tmp_path: Pa
         await call
 
 
+async def test_audit_paging_with_a_huge_after_is_not_a_500(tmp_path: Path) -> None:
+    async with bridge(tmp_path) as (_, _gw, http):
+        for query in ("after=99999999999999999999", "limit=99999999999999999999",
+                      "after=-99999999999999999999", "since=0001-01-01T00:00:00%2B14:00"):
+            got = await http.get(f"/v1/audit?{query}", headers=AUTH)
+            assert got.status_code in (200, 422), (query, got.status_code, got.text)
+        for query in ("wait=1e400", "wait=nan", "wait=-inf"):
+            got = await http.get(f"/v1/approvals/q_nope/result?{query}", headers=AUTH)
+            assert got.status_code in (404, 422), (query, got.status_code, got.text)
+        got = await http.get("/v1/sessions/main/approvals?limit=99999999999999999999",
+                             headers=AUTH)
+        assert got.status_code in (200, 422), got.text
+
+
 async def _allowed(http: httpx.AsyncClient, gw: Gateway, body: dict[str, Any],
                    *voters: tuple[str, str]) -> None:
     """`body` asked and decided by `voters` ((text, sender) each), the last one deciding."""
