@@ -19,7 +19,10 @@ non-string key."""
 
 def canonical(value: Any) -> bytes:
     """The RFC 8785 bytes of `value`; raises `CanonicalError` for what has none."""
-    return rfc8785.dumps(value)
+    try:
+        return rfc8785.dumps(value)
+    except UnicodeEncodeError as exc:  # a lone surrogate in a key: the package's key sort
+        raise CanonicalError(f"a key is not Unicode text ({exc.reason})") from None
 
 
 def sha256_hex(data: bytes) -> str:

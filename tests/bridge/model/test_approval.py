@@ -68,3 +68,11 @@ def test_canonical_json_is_rfc_8785() -> None:
     assert canonical({"b": [1.0, "é"], "a": 1e21}) == '{"a":1e+21,"b":[1,"é"]}'.encode()
     assert payload_hash({"x": 1, "y": 2}) == payload_hash({"y": 2, "x": 1})
     assert payload_hash({"x": 1}) != payload_hash({"x": 2})
+
+
+def test_a_lone_surrogate_in_a_key_is_refused_by_name_not_raised() -> None:
+    """rfc8785 sorts keys by their UTF-16 form, which raises UnicodeEncodeError (not its own
+    error) on a lone surrogate: the request is refused like any other fault, never a crash."""
+    found = problems({"action": "x", "arguments": {"\ud800": 1}})
+    assert "surrogate" in found["arguments.\\ud800"]
+    assert problems({"action": "x", "arguments": {"k": {"\udfff": 1}}})
