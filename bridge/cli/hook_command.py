@@ -54,6 +54,11 @@ async def ask_for(args: argparse.Namespace, event: PreToolUseInput) -> dict[str,
                 result = await client.approve_body(body)
             except httpx.TransportError:
                 return decision("ask", unreachable(client.url))
+            except ValueError as exc:  # not JSON: inf, NaN, a lone surrogate (JSON.stringify
+                if isinstance(exc, NoToken):  # writes one as `\ud800`, Python reads it back)
+                    raise
+                return decision("ask", tr("en", "The tool input holds a value JSON cannot carry "
+                                          "to askbridge ({error}); decide here.", error=str(exc)))
     except NoToken as exc:
         return decision("ask", str(exc))
     except InvalidRequest as exc:

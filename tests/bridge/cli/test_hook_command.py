@@ -194,3 +194,20 @@ async def test_claude_code_stopping_the_hook_cancels_the_approval(
 async def _ended(r: Running, approval_id: Any) -> Any:
     approval = await r.bridge.approvals.get(approval_id)
     return None if approval.pending else approval
+
+
+@pytest.mark.parametrize("tool_input", [b'{"command": "echo \\ud800"}', b'{"n": 1e999}',
+                                        b'{"n": NaN}'])
+async def test_an_event_json_cannot_carry_on_is_handed_back_not_a_traceback(
+        tmp_path: Path, tool_input: bytes) -> None:
+    """A PreToolUse event whose input holds what JSON cannot send on (a lone surrogate, which
+    JavaScript's JSON.stringify writes as `\\ud800`; an infinity; NaN) is still an event:
+    Claude Code gets `ask` and exit 0, never a traceback with no decision."""
+    stdin = (b'{"hook_event_name": "PreToolUse", "session_id": "s", "tool_name": "Bash", '
+             b'"tool_input": ' + tool_input + b"}")
+    async with running(make_config(tmp_path)) as r:
+        code, out, err = await hook(tmp_path, stdin, ASKBRIDGE_URL=r.url,
+                                    ASKBRIDGE_TOKEN=AGENT_TOKEN)
+    assert code == 0, err
+    assert "Traceback" not in err
+    assert decision_of(out)["permissionDecision"] == "ask"
