@@ -85,6 +85,10 @@ class ApprovalPolicy(BaseModel):
             if self.approvers and self.required > len(self.approvers):
                 raise ValueError(f"required = {self.required} but only {len(self.approvers)} "
                                  "approvers are listed; list more or require fewer")
+            if self.required > 1 and not self.approvers:  # who is who needs [[people]] names
+                raise ValueError(f"required = {self.required} needs a list of approvers: "
+                                 "without names, one person answering from two surfaces "
+                                 "would count as two; list approvers from [[people]]")
         elif not self.approvers:
             raise ValueError('required = "all" needs a list of approvers')
         return self

@@ -103,3 +103,6 @@ async def test_a_quorum_that_can_never_be_met_is_named(
                              'approvers = ["ana", "budi"]\nrequired = "all"\n'
                              'exclude_requester = true\n', capsys)
     assert "can never be met" not in out  # the policy matches no agent this owner acts for
+    code, out = await doctor(tmp_path, AGENT + '[[approvals]]\nrequired = 2\n', capsys)
+    assert code == 1 and ("required = 2 needs a list of approvers: without names, one person "
+                          "answering from two surfaces would count as two") in out, out
