@@ -55,7 +55,9 @@ def token_pattern(reply_to: str) -> re.Pattern[str]:
                       re.IGNORECASE)
 
 
-def read_mail(raw: bytes, tokens: re.Pattern[str]) -> Mail:
+def read_mail(raw: bytes, tokens: re.Pattern[str], words: bool = True) -> Mail:
+    """`words=False` leaves `text` None: finding a person's words costs time (see
+    `quotes.LONG_LINE`), so it is spent only on mail that may answer (`read_words`)."""
     msg = BytesParser(policy=policy.default).parsebytes(raw)
     return Mail(sender=_header_safe(lambda: _sender(msg), ""),
                 tokens=_header_safe(lambda: _tokens(msg, tokens), ()),
@@ -63,7 +65,13 @@ def read_mail(raw: bytes, tokens: re.Pattern[str]) -> Mail:
                                         or None, None),
                 subject=_header_safe(lambda: str(msg.get("Subject", "")), ""),
                 automatic=_header_safe(lambda: is_automatic(msg), True),
-                text=_text(msg), shown=_header_safe(lambda: _replied_shown(msg), None))
+                text=_text(msg) if words else None,
+                shown=_header_safe(lambda: _replied_shown(msg), None))
+
+
+def read_words(raw: bytes) -> str | None:
+    """The person's own words in `raw` (`Mail.text`)."""
+    return _text(BytesParser(policy=policy.default).parsebytes(raw))
 
 
 def _replied_shown(msg: Message) -> str | None:

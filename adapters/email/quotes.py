@@ -28,7 +28,16 @@ INDONESIAN: dict[str, Any] = {
     "sent_from": "Dikirim dari|Kirim dari",
 }
 QUOTED_LINE = re.compile(r"^\s*>")
+SEPARATOR = re.compile(r"^\s*(?:[_-]{20,}|-+ ?Original Message ?-+)\s*$", re.IGNORECASE)
+"""Outlook's line above the quoted message: when the person's words end right on it (no
+signature, no blank line) the library leaves it with them, and `2` would read as free text."""
 LANGUAGES = ["en", "id"]
+LONG_LINE = 300
+"""No client's "On … wrote:" or "From: …" line is longer. The library's patterns take time
+growing with the square of a line's length (16,000 characters after "On " take half a
+minute, with the event loop held), so a longer line goes past them as a placeholder."""
+MAX_READ = 40_000
+"""Characters of a reply looked at for the person's words (kept: 8,000): bounds the time too."""
 
 
 class _Reply(ReplyText):  # type: ignore[misc]  # the library ships no type hints
@@ -44,7 +53,20 @@ class _Reply(ReplyText):  # type: ignore[misc]  # the library ships no type hint
 def own_words(text: str) -> str:
     """The newest part of a reply, signature and quotes removed; lines quoted with `>` inside
     it (a person answering between quoted lines) are dropped too."""
-    parsed = _Reply(text=text, languages=list(LANGUAGES), keep_hyphen_lists=True).read()
-    newest = parsed.replies[0].body if parsed.replies else text
-    lines = [line for line in str(newest).splitlines() if not QUOTED_LINE.match(line)]
+    long: dict[str, str] = {}
+
+    def short(line: str) -> str:
+        if len(line) <= LONG_LINE:
+            return line
+        key = f"\ue000{len(long)}\ue001"
+        long[key] = line
+        return f"> {key}" if QUOTED_LINE.match(line) else key
+
+    shown = "\n".join(short(line) for line in text[:MAX_READ].splitlines())
+    parsed = _Reply(text=shown, languages=list(LANGUAGES), keep_hyphen_lists=True).read()
+    newest = parsed.replies[0].body if parsed.replies else shown
+    lines = [long.get(line.strip(), line) for line in str(newest).splitlines()
+             if not QUOTED_LINE.match(line)]
+    while lines and (not lines[-1].strip() or SEPARATOR.match(lines[-1])):
+        lines.pop()
     return "\n".join(lines).strip()

@@ -10,6 +10,7 @@ gets one short notice per sender, not one per message.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from email.message import EmailMessage
 from typing import Literal
 
@@ -18,7 +19,7 @@ import structlog
 from adapters.email import render
 from adapters.email.config import EmailConfig
 from adapters.email.ids import address_of
-from adapters.email.inbound import Mail, event_from, read_mail, token_pattern
+from adapters.email.inbound import Mail, event_from, read_mail, read_words, token_pattern
 from adapters.email.tokens import Tokens, question_of
 from bridge import (
     AdapterState,
@@ -50,13 +51,13 @@ class Replies:
         return bool(sender) and (sender in self.config.answerers or sender == address_of(surface))
 
     async def handle(self, raw: bytes) -> Outcome:
-        mail = read_mail(raw, self.pattern)
-        outcome = await self._handle(mail)
+        mail = read_mail(raw, self.pattern, words=False)
+        outcome = await self._handle(mail, raw)
         log.info("email_reply", outcome=outcome, tokens=len(mail.tokens),
                  automatic=mail.automatic)  # never the sender or the words: both are personal
         return outcome
 
-    async def _handle(self, mail: Mail) -> Outcome:
+    async def _handle(self, mail: Mail, raw: bytes) -> Outcome:
         if mail.automatic:
             return "automatic"
         if not mail.tokens:
@@ -67,6 +68,7 @@ class Replies:
         question_id, surface, pending = found
         if not self.may_answer(mail.sender, surface):
             return "not_answerer"
+        mail = replace(mail, text=read_words(raw))  # only now: reading the words costs time
         if pending and mail.text is None:
             return "unreadable"
         # An ended question is the core's to say (in the prompt's language), whatever the words.

@@ -5,15 +5,17 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 from email.headerregistry import Address
+from typing import Any
 
 import pytest
 from pydantic import ValidationError
 
-from adapters.email import render
+from adapters.email import inbound, quotes, render
 from adapters.email.config import EmailConfig
 from adapters.email.ids import address_of, surface_for
-from adapters.email.inbound import read_mail, token_pattern
+from adapters.email.inbound import MAX_TEXT, read_mail, token_pattern
 from adapters.email.page import confirm
+from adapters.email.replies import Replies
 from adapters.email.tokens import Tokens, action_of, question_of
 from bridge import AgentName, PromptQuestion, QuestionId, SessionKey, SurfaceId
 from bridge.model.prompt import Prompt
@@ -111,3 +113,40 @@ def _env() -> render.Envelope:
     return render.Envelope(Address("askbridge", addr_spec="ask@example.org"), PERSON,
                            "ask+q_abcdefghijkmnpqr-abcdefghijklmnopqrst@example.org",
                            render.thread_root(QID, "example.org"), "example.org")
+
+
+def test_a_huge_line_never_reaches_the_quote_library_whole(monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    """The library's patterns cost the square of a line's length: one 1 MB line after "On "
+    held the event loop for hours. It gets short lines only, and a bounded amount of them; the
+    person's words come back whole (up to what is kept)."""
+    given: list[str] = []
+
+    class Recording(quotes._Reply):
+        def __init__(self, text: str, **kwargs: Any) -> None:
+            given.append(text)
+            super().__init__(text=text, **kwargs)
+
+    monkeypatch.setattr(quotes, "_Reply", Recording)
+    body = "On " + "a " * 500_000
+    raw = f"From: {PERSON}\r\nTo: x@y.z\r\n\r\n{body}\r\n".encode()
+    mail = read_mail(raw, PATTERN)
+    [text] = given
+    assert max(map(len, text.splitlines())) <= quotes.LONG_LINE
+    assert len(text) <= quotes.MAX_READ
+    assert mail.text == body[:MAX_TEXT].strip()
+
+
+async def test_mail_that_may_not_answer_is_never_read_for_words(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Anyone can put mail in the box: only a reply with a valid token from an answerer is
+    worth the time finding its words takes."""
+    def refuse(text: str) -> str:
+        raise AssertionError("the words of mail that may not answer were read")
+
+    monkeypatch.setattr(inbound, "own_words", refuse)
+    replies = Replies(EmailConfig.model_validate({
+        "from": "ask@example.org", "smtp_host": "x", "reply_to": "ask+{token}@example.org"}),
+        Tokens(b"k" * 32), None, None, None, None, None)  # type: ignore[arg-type]
+    raw = f"From: {PERSON}\r\nTo: ask@example.org\r\n\r\nOn {'a ' * 1000}\r\n".encode()
+    assert await replies.handle(raw) == "no_token"

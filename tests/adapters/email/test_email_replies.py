@@ -14,7 +14,8 @@ from tests.harness import make_config, running, until
 from tests.samples import DEPLOY
 
 CLIENTS = ["gmail_en.eml", "gmail_id.eml", "outlook_en.eml", "outlook_id.eml", "apple_en.eml",
-           "apple_id.eml", "thunderbird_en.eml", "thunderbird_id.eml", "html_only_outlook.eml"]
+           "apple_id.eml", "thunderbird_en.eml", "thunderbird_id.eml", "html_only_outlook.eml",
+           "outlook_nosig_en.eml"]
 
 
 @pytest.mark.parametrize("client", CLIENTS)
