@@ -183,7 +183,8 @@ class EmailAdapter:
 
         def url(action: ButtonAction) -> str:
             assert self.tokens is not None
-            return f"{self.link_base}/e/{self.tokens.link(prompt.question_id, surface, action)}"
+            token = self.tokens.link(prompt.question_id, surface, action, render.shown(prompt))
+            return f"{self.link_base}/e/{token}"
 
         options = tuple((label, url(n)) for n, (label, _) in
                         enumerate(prompt.questions[0].options)) if one else ()

@@ -19,10 +19,11 @@ from starlette.routing import BaseRoute, Route
 
 from adapters.email import page
 from adapters.email.ids import address_of
-from adapters.email.tokens import Tokens, action_of, question_of
+from adapters.email.tokens import Tokens, action_of, question_of, shown_of
 from bridge import (
     DEFAULT_LOCALE,
     SIGNATURE_HEADER,
+    AnswerSubmitted,
     ButtonAction,
     ButtonPressed,
     InboundSink,
@@ -121,9 +122,17 @@ class Links:
             return found
         if sink is None:
             return error_response(503, "askbridge is starting; try again in a moment.", "request")
-        question_id, surface, action, _ = found
-        reply = await sink.button_pressed(ButtonPressed(
-            surface, UserRef(address_of(surface)), question_id, action, authorized=True))
+        question_id, surface, action, prompt = found
+        user, shown = UserRef(address_of(surface)), shown_of(request.path_params["token"])
+        if shown and prompt is not None and isinstance(action, int):
+            # an approval's choice, for the arguments that mail showed (an edit since: refused)
+            question = prompt.questions[0]
+            reply = await sink.answers_submitted(AnswerSubmitted(
+                surface, user, question_id, {question.id: [question.options[action][0]]},
+                shown_hash=shown))
+        else:
+            reply = await sink.button_pressed(ButtonPressed(
+                surface, user, question_id, action, authorized=True))
         log.info("email_link_answer", question_id=question_id, accepted=reply.accepted,
                  ended=reply.ended)
         if reply.ended and not reply.accepted:

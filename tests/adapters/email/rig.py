@@ -7,6 +7,7 @@ adds the headers a delivering mail server adds, and APPENDs it to the mailbox as
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -80,6 +81,15 @@ def part(message: EmailMessage, kind: str = "plain") -> str:
     found = message.get_body(preferencelist=(kind,))
     assert found is not None, f"no text/{kind} part"
     return str(found.get_content())
+
+
+LINK = re.compile(r'href="(http://127\.0\.0\.1:\d+/e/[^"]+)"[^>]*>([^<]+)<')
+
+
+def links(message: EmailMessage) -> dict[str, str]:
+    """Caption → URL of every link in the HTML part."""
+    html = part(message, "html")
+    return {caption: url for url, caption in LINK.findall(html)}
 
 
 def texts(rig: MailRig, to: str = PERSON) -> list[str]:

@@ -11,7 +11,7 @@ from adapters.email.ids import new_message_id
 from adapters.email.inbound import read_mail, token_pattern
 from adapters.email.render import KIND_HEADER
 from bridge import ApprovalDecided, QuestionId, SurfaceId, UserRef, payload_hash
-from tests.adapters.email.rig import BOSS, PERSON, mail_rig, part, watching
+from tests.adapters.email.rig import BOSS, PERSON, links, mail_rig, part, watching
 from tests.harness import AGENT_TOKEN, make_config, running, until
 
 DEPLOY: dict[str, Any] = {"action": "Deploy web to production", "tool": "deploy",
@@ -99,3 +99,36 @@ def test_the_message_replied_to_names_the_payload_it_showed() -> None:
     assert shown(f"In-Reply-To: {new_message_id('example.org')}\r\nReferences: {ours}\r\n") is None
     assert shown(f"In-Reply-To: <{digest[:16]}@example.org>\r\n") is None
     assert shown("") is None
+
+
+async def test_a_link_in_a_prompt_an_edit_replaced_does_not_approve_the_new_arguments(
+        tmp_path: Path) -> None:
+    """The Approve link of the mail that showed `production` must not approve `staging`: a
+    decision is for the payload it was shown (§14), by link as by reply."""
+    people = [{"name": "ana", "email": [PERSON]}, {"name": "budi", "email": [BOSS]}]
+    async with mail_rig() as rig:
+        config = make_config(tmp_path, surfaces=[f"email:{PERSON}"], people=people,
+                             approvals=[{"approvers": ["ana", "budi"], "required": 2}],
+                             **rig.section)
+        async with running(config, rig.env) as r, r.http() as http:
+            auth = {"authorization": f"Bearer {AGENT_TOKEN}"}
+            created = await http.post("/v1/sessions/main/approvals", json=DEPLOY, headers=auth)
+            approval_id = QuestionId(created.json()["id"])
+            [old] = await until(lambda: rig.prompts())
+            told = await r.bridge.receiver.approval_decided(ApprovalDecided(
+                SurfaceId(f"email:{PERSON}"), UserRef(BOSS), approval_id, "approve", True,
+                arguments=EDITED, payload_hash=payload_hash(DEPLOY["arguments"])))
+            assert told.accepted
+            [_, new] = await until(lambda: rig.prompts() if len(rig.prompts()) == 2 else None)
+
+            pressed = await http.post(links(old)["Approve"])
+            assert pressed.status_code == 409 and "changed by an edit" in pressed.text
+            found = (await http.get(f"/v1/approvals/{approval_id}", headers=auth)).json()
+            assert found["status"] == "pending"
+            assert [v["user"] for v in found["votes"]] == [BOSS]
+
+            pressed = await http.post(links(new)["Approve"])
+            assert pressed.status_code == 200, pressed.text
+            found = (await http.get(f"/v1/approvals/{approval_id}", headers=auth)).json()
+            assert found["status"] == "approved"
+            assert found["result"]["arguments"] == EDITED

@@ -3,22 +3,13 @@
 from __future__ import annotations
 
 import re
-from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
 from bridge import sign
-from tests.adapters.email.rig import INBOUND_SECRET, PERSON, mail_rig, part, reply_bytes
+from tests.adapters.email.rig import INBOUND_SECRET, PERSON, links, mail_rig, part, reply_bytes
 from tests.harness import make_config, running, until
 from tests.samples import CHECKS, DEPLOY
-
-LINK = re.compile(r'href="(http://127\.0\.0\.1:\d+/e/[^"]+)"[^>]*>([^<]+)<')
-
-
-def links(message: EmailMessage) -> dict[str, str]:
-    """Caption → URL of every link in the HTML part."""
-    html = part(message, "html")
-    return {caption: url for url, caption in LINK.findall(html)}
 
 
 async def test_a_prompt_is_text_and_html_with_a_link_per_choice(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from adapters.email.ids import address_of, surface_for
 from adapters.email.inbound import MAX_TEXT, read_mail, token_pattern
 from adapters.email.page import confirm
 from adapters.email.replies import Replies
-from adapters.email.tokens import Tokens, action_of, question_of
+from adapters.email.tokens import Tokens, action_of, question_of, shown_of
 from bridge import AgentName, PromptQuestion, QuestionId, SessionKey, SurfaceId
 from bridge.model.prompt import Prompt
 from tests.adapters.email.rig import PERSON, REPLIES, reply_bytes
@@ -150,3 +150,12 @@ async def test_mail_that_may_not_answer_is_never_read_for_words(
         Tokens(b"k" * 32), None, None, None, None, None)  # type: ignore[arg-type]
     raw = f"From: {PERSON}\r\nTo: ask@example.org\r\n\r\nOn {'a ' * 1000}\r\n".encode()
     assert await replies.handle(raw) == "no_token"
+
+
+def test_an_approval_link_is_bound_to_the_payload_it_showed() -> None:
+    tokens = Tokens(b"k" * 32)
+    link = tokens.link(QID, ANA, 0, "d1275e7871d5" + "0" * 52)
+    assert shown_of(link) == "d1275e7871d5" and tokens.link_surface(link, [ANA]) == ANA
+    other = link.replace("d1275e7871d5", "0" * 12)
+    assert tokens.link_surface(other, [ANA]) is None, "the payload is under the MAC"
+    assert shown_of(tokens.link(QID, ANA, 0)) is None
