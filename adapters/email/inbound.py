@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from email import policy
+from email import errors, policy
 from email.message import EmailMessage, Message
 from email.parser import BytesParser
 from email.utils import getaddresses
@@ -90,8 +90,13 @@ def _header_safe(read: Callable[[], T], fallback: T) -> T:
 
 
 def _sender(msg: Message) -> str:
-    found = getaddresses([str(v) for v in msg.get_all("From", [])])
-    addresses = [a for _, a in found if a]
+    """Nobody for a From that is not one valid mailbox: `ana@example.org <m@evil.example>` reads
+    as ana here, but as evil.example to a server checking the From's domain (DMARC)."""
+    fields = msg.get_all("From", [])
+    if len(fields) != 1 or any(isinstance(d, errors.InvalidHeaderDefect)
+                               for d in getattr(fields[0], "defects", ())):
+        return ""
+    addresses = [a for _, a in getaddresses([str(fields[0])]) if a]
     return plain_address(addresses[0]) if len(addresses) == 1 else ""
 
 

@@ -78,6 +78,18 @@ def test_a_display_name_is_never_taken_for_the_address() -> None:
     assert read_mail(two, PATTERN).sender == "", "two From addresses: nobody"
 
 
+@pytest.mark.parametrize("sender", [
+    "ana@example.org <mallory@evil.example>", "<ana@example.org> <mallory@evil.example>",
+    "ana@example.org (x) <mallory@evil.example>", '"x" <ana@example.org>@evil.example'])
+def test_a_from_read_two_ways_is_nobody(sender: str) -> None:
+    """Python's parser finds ana in each; a mail server checking the From's domain sees
+    evil.example. With the token (a forwarded prompt), that passed DMARC as anyone."""
+    raw = f"From: {sender}\r\nTo: x@y.z\r\n\r\n2\r\n".encode()
+    assert read_mail(raw, PATTERN).sender not in (PERSON, "ana@example.org")
+    twice = f"From: {PERSON}\r\nFrom: <>\r\nTo: x@y.z\r\n\r\n2\r\n".encode()
+    assert read_mail(twice, PATTERN).sender == "", "exactly one From field"
+
+
 def test_garbage_bytes_never_raise() -> None:
     lone_surrogate = b"To: x@y.z\r\nContent-Type: text/plain; charset=utf-16-le\r\n\r\n\x00\xd8"
     for raw in (b"", b"\x00\xff" * 100, lone_surrogate, b"From: \r\n\r\n",
