@@ -10,7 +10,8 @@ the same address instead of guessing.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Literal
+from urllib.parse import parse_qs
 
 import structlog
 from starlette.requests import Request
@@ -23,7 +24,7 @@ from adapters.email.tokens import Tokens, action_of, question_of, shown_of
 from bridge import (
     DEFAULT_LOCALE,
     SIGNATURE_HEADER,
-    AnswerSubmitted,
+    ApprovalDecided,
     ButtonAction,
     ButtonPressed,
     InboundSink,
@@ -42,6 +43,8 @@ log = structlog.get_logger("askbridge.email")
 HEADERS = {"Cache-Control": "no-store", "Referrer-Policy": "no-referrer",
            "X-Frame-Options": "DENY", "Content-Security-Policy":
            "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'"}
+Decision = Literal["approve", "reject", "allow"]
+DECISIONS: tuple[Decision, ...] = ("approve", "reject", "allow")
 Found = tuple[QuestionId, SurfaceId, ButtonAction, Prompt | None]
 """The link's question, the surface it was sent to, its action, and the prompt (None: ended)."""
 
@@ -113,7 +116,8 @@ class Links:
         else:
             choice, description = tr(prompt.locale, "Skip"), None
         return self._html(page.confirm(prompt.locale, question.header, question.question, choice,
-                                       description, action == "skip"))
+                                       description, action == "skip",
+                                       reason=_decision(prompt, action) == "reject"))
 
     async def answer(self, request: Request) -> Response:
         found = await self._find(request)
@@ -124,12 +128,16 @@ class Links:
             return error_response(503, "askbridge is starting; try again in a moment.", "request")
         question_id, surface, action, prompt = found
         user, shown = UserRef(address_of(surface)), shown_of(request.path_params["token"])
-        if shown and prompt is not None and isinstance(action, int):
+        decision = _decision(prompt, action) if shown else None
+        if decision is not None:
             # an approval's choice, for the arguments that mail showed (an edit since: refused)
-            question = prompt.questions[0]
-            reply = await sink.answers_submitted(AnswerSubmitted(
-                surface, user, question_id, {question.id: [question.options[action][0]]},
-                shown_hash=shown))
+            reason = ""
+            if decision == "reject":  # the confirm page's field; none: the core asks for one
+                body = await request.body()
+                reason = (parse_qs(body.decode("utf-8", "replace")).get("reason") or [""])[0]
+            reply = await sink.approval_decided(ApprovalDecided(
+                surface, user, question_id, decision, True, reason[:page.MAX_REASON],
+                payload_hash=shown))
         else:
             reply = await sink.button_pressed(ButtonPressed(
                 surface, user, question_id, action, authorized=True))
@@ -140,6 +148,14 @@ class Links:
         loc = reply.locale
         title = tr(loc, "Thank you") if reply.accepted else tr(loc, "Not recorded")
         return self._html(page.notice(loc, title, reply.text or ""), 200 if reply.accepted else 409)
+
+
+def _decision(prompt: Prompt | None, action: ButtonAction) -> Decision | None:
+    """What an approval prompt's link decides (its options are Approve, Reject, Allow for
+    1 h, in that order); None for a question's link or a Skip."""
+    if prompt is None or prompt.approval is None or not isinstance(action, int):
+        return None
+    return DECISIONS[action] if action < len(DECISIONS) else None
 
 
 def inbound_route(secret: str, handle: Callable[[bytes], Awaitable[str]],

@@ -10,6 +10,9 @@ from html import escape
 
 from bridge import tr
 
+MAX_REASON = 2000
+"""Characters of a rejection's reason the confirm page takes (a reason, not an essay)."""
+
 STYLE = """
 :root{--bg:#f4f5f7;--panel:#fff;--ink:#1c2230;--ink-2:#4a5263;--muted:#7a8294;--line:#e3e6ec;
 --accent:#3d5bd9;--ok:#23855a;--radius:14px;--shadow:0 1px 2px rgba(20,27,45,.05),
@@ -28,7 +31,8 @@ color:var(--muted)}h1{font-size:17px;font-weight:650;margin:2px 0 14px}
 .choice b{display:block}.choice span{color:var(--ink-2);font-size:13.5px}
 .primary{border:0;background:var(--accent);color:#fff;border-radius:10px;padding:11px 22px;
 font:inherit;font-weight:600;cursor:pointer;width:100%;min-height:48px}
-.primary:hover{background:#3250c9}a{color:var(--accent)}p{margin:0 0 10px}
+.primary:hover{background:#3250c9}textarea{width:100%;font:inherit;padding:8px 10px;
+border:1px solid var(--line);border-radius:10px}a{color:var(--accent)}p{margin:0 0 10px}
 """
 
 
@@ -42,15 +46,19 @@ def _page(locale: str, title: str, body: str) -> str:
 
 
 def confirm(locale: str, header: str, question: str, choice: str, description: str | None,
-            skip: bool) -> str:
-    """The question, the chosen option, and one button that POSTs it to this same address."""
+            skip: bool, reason: bool = False) -> str:
+    """The question, the chosen option, and one button that POSTs it to this same address;
+    `reason`: an approval's Reject, which needs the person's reason in a field of its own."""
     detail = f"<span>{escape(description)}</span>" if description else ""
     button = (tr(locale, "Skip this question") if skip
               else tr(locale, "Answer: {choice}", choice=choice))
+    why = (f"<p><label for=\"reason\">{escape(tr(locale, 'Reason for rejecting'))}</label></p>"
+           f"<p><textarea id=\"reason\" name=\"reason\" rows=\"3\" required "
+           f"maxlength=\"{MAX_REASON}\"></textarea></p>") if reason else ""
     return _page(locale, header, (
         f"<div class=\"header\">{escape(header)}</div><h1>{escape(question)}</h1>"
         f"<div class=\"choice\"><b>{escape(choice)}</b>{detail}</div>"
-        "<form method=\"post\"><button class=\"primary\" type=\"submit\">"
+        f"<form method=\"post\">{why}<button class=\"primary\" type=\"submit\">"
         f"{escape(button)}</button></form>"))
 
 

@@ -132,3 +132,33 @@ async def test_a_link_in_a_prompt_an_edit_replaced_does_not_approve_the_new_argu
             found = (await http.get(f"/v1/approvals/{approval_id}", headers=auth)).json()
             assert found["status"] == "approved"
             assert found["result"]["arguments"] == EDITED
+
+
+async def test_the_reject_link_takes_the_reason_on_its_confirm_page(tmp_path: Path) -> None:
+    """A rejection needs its reason: the Reject link's page asks for it and sends it along;
+    the page's POST without one is refused with the core's words, and nothing is counted."""
+    async with mail_rig() as rig:
+        config = make_config(tmp_path, surfaces=[f"email:{PERSON}"], **rig.section)
+        async with running(config, rig.env) as r, r.http() as http:
+            auth = {"authorization": f"Bearer {AGENT_TOKEN}"}
+            created = await http.post("/v1/sessions/main/approvals", json=DEPLOY, headers=auth)
+            approval_id = created.json()["id"]
+            [prompt] = await until(lambda: rig.prompts())
+            reject = links(prompt)["Reject"]
+            shown = await http.get(reject)
+            assert shown.status_code == 200
+            assert '<textarea id="reason" name="reason"' in shown.text
+            assert "<textarea" not in (await http.get(links(prompt)["Approve"])).text
+
+            bare = await http.post(reject)
+            assert bare.status_code == 409 and "reason" in bare.text, bare.text
+            found = (await http.get(f"/v1/approvals/{approval_id}", headers=auth)).json()
+            assert found["status"] == "pending" and found["votes"] == []
+
+            done = await http.post(reject, data={"reason": "not on a Friday"})
+            assert done.status_code == 200, done.text
+            found = (await http.get(f"/v1/approvals/{approval_id}", headers=auth)).json()
+            assert found["status"] == "rejected"
+            assert found["result"]["reason"] == "not on a Friday"
+            assert found["result"]["decidedBy"] == [{"surface": f"email:{PERSON}",
+                                                     "user": PERSON}]
