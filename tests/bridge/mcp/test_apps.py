@@ -100,3 +100,26 @@ async def test_the_card_works_for_a_stateless_2026_host(tmp_path: Path) -> None:
         assert done["result"].get("isError") is not True, done
         result = (await asyncio.wait_for(asking, 10))["result"]
         assert result["structuredContent"] == EXPECTED
+
+
+async def test_the_card_cannot_decide_the_agents_own_approval(tmp_path: Path) -> None:
+    """An approval is a person's to decide: the calling agent's card (its own token, so its own
+    model too) finds no question to answer while only an approval is pending, and by the
+    approval's id it is refused; the approval stays pending."""
+    async with running(make_config(tmp_path)) as r, r.http() as http:
+        mine = await open_session(http, AGENT_TOKEN, APPS)
+        asking = asyncio.create_task(http.post("/mcp", headers=headers(AGENT_TOKEN, mine),
+                                               content=call("request_approval", {
+                                                   "action": "Drop the production database"}),
+                                               timeout=60))
+        [pending] = await until(lambda: r.bridge.store.pending_questions())
+        assert pending.approval is not None
+        approve = pending.request.questions[0].options[0].label
+        for arguments in ({"answers": {"decision": [approve]}},
+                          {"answers": {"decision": [approve]}, "question_id": pending.id}):
+            refused = await rpc(http, AGENT_TOKEN, mine, "tools/call",
+                                {"name": ANSWER_TOOL, "arguments": arguments}, 2)
+            assert refused["result"]["isError"] is True, refused
+        assert [q.id for q in await r.bridge.store.pending_questions()] == [pending.id]
+        assert not asking.done()
+        asking.cancel()

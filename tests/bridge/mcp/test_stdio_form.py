@@ -191,3 +191,21 @@ async def test_stdio_reattached_progress_counts_from_the_question(tmp_path: Path
     assert message is not None
     left = int(message.split("about ")[1].split(" s left")[0])
     assert left <= true_left
+
+
+async def test_host_answer_cannot_decide_the_agents_own_approval(tmp_path: Path) -> None:
+    """`host-answer` is for the asking agent's own form on its own question; an approval is a
+    person's to decide, so the agent's token cannot approve it (nor skip it) there."""
+    mine = {"Authorization": f"Bearer {AGENT_TOKEN}"}
+    async with running(make_config(tmp_path)) as r, r.http() as http:
+        asked = (await http.post("/v1/sessions/mcp/approvals", json={
+            "action": "Drop the production database"}, headers=mine)).json()
+        record = await r.bridge.store.get_question(asked["id"])
+        assert record is not None and record.approval is not None
+        approve = record.request.questions[0].options[0].label
+        url = f"/v1/questions/{asked['id']}/host-answer"
+        tried = [await http.post(url, json=body, headers=mine)
+                 for body in ({"answers": {"decision": [approve]}}, {"skip": True})]
+        after = await r.bridge.store.get_approval(asked["id"])
+    assert after is not None and after.pending, after
+    assert all(t.status_code >= 400 or t.json()["accepted"] is False for t in tried)
