@@ -79,8 +79,9 @@ class FormRace(ABC):
         try:
             result = await self.waited(asked, progress, self.wait_legacy(asked, host))
         finally:
-            if form is not None:
+            if form is not None:  # withdrawn (the host is told) before the result goes out
                 form.cancel()
+                await asyncio.gather(form, return_exceptions=True)
         if offered and form is not None:
             await _url_done(asked, host)
         return result

@@ -191,3 +191,28 @@ async def test_another_agents_token_cannot_use_a_request_state(tmp_path: Path) -
                                               request_state=first.request_state)
         pending = await r.bridge.store.pending_questions()
     assert len(pending) == 1  # not skipped by the other agent
+
+
+async def test_a_remote_answer_puts_away_the_hosts_open_form(tmp_path: Path) -> None:
+    """2025-11-25: a remote answer wins while the host's form is still open: the server
+    withdraws its `elicitation/create` (notifications/cancelled), so the host closes the form
+    instead of showing a question that has ended."""
+    shown, withdrawn = asyncio.Event(), asyncio.Event()
+
+    async def form(params: mt.ElicitRequestParams) -> mt.ElicitResult:
+        shown.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            withdrawn.set()
+            raise
+        raise AssertionError("unreachable")
+
+    async with running(make_config(tmp_path)) as r, \
+            new_host(f"{r.url}/mcp", mode="legacy", form=form) as host:
+        calling = asyncio.create_task(host.call_tool("ask_user", DEPLOY))
+        await asyncio.wait_for(shown.wait(), 30)
+        await answer_remotely(r, "production")
+        result = await asyncio.wait_for(calling, 30)
+        await asyncio.wait_for(withdrawn.wait(), 5)
+    assert answer(result) == chose("Production")
