@@ -147,9 +147,21 @@ class ApprovalTools:
     def tools(self) -> list[mt.Tool]:
         return list(_listed())
 
-    async def call(self, name: str, arguments: dict[str, Any],
-                   progress: Progress) -> mt.CallToolResult:
-        return await call(name, arguments, self.approver, progress)
+    async def call(self, name: str, arguments: dict[str, Any], progress: Progress,
+                   faults: list[Problem]) -> mt.CallToolResult:
+        return await call(name, arguments, _Refused(faults) if faults else self.approver,
+                          progress)
+
+
+class _Refused:
+    """The approver of a call whose text could not be kept (a lone surrogate, mended on its way
+    in): refused by name as the 422 says, never asked with U+FFFD in its place."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = problems
+
+    async def approve(self, body: dict[str, Any], progress: Progress) -> dict[str, Any]:
+        raise InvalidRequest(self.problems)
 
 
 @functools.cache

@@ -8,11 +8,13 @@ remote surfaces exactly as at /mcp; its answer is handed in over HTTP (`host-ans
 
 from __future__ import annotations
 
+import io
 import os
+import sys
 from collections.abc import Awaitable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import httpx
@@ -22,6 +24,7 @@ from mcp.server.stdio import stdio_server
 from bridge.agent.client import AskClient, AskError, unreachable
 from bridge.mcp.approval_tools import ApprovalTools
 from bridge.mcp.approvers import HttpApprover
+from bridge.mcp.odd_text import mended_lines
 from bridge.mcp.racing import Asked, FormRace
 from bridge.mcp.tool import AskFailure, FormRound, HostCall, Progress, build_server
 from bridge.model.contract import AskRequest, AskResult
@@ -125,7 +128,11 @@ async def run(url: str | None = None, token: str | None = None, session: str | N
         # One process, one host: requestState never reaches another, so a key of its own.
         server.middleware.append(RequestStateBoundary(RequestStateSecurity.ephemeral(),
                                                       default_audience="askbridge"))
-        async with stdio_server() as (read, write):
+        # Lines mended before the SDK parses them: its parser drops a line with a lone surrogate
+        # unanswered, and the host's call would wait forever (the tool refuses it by name).
+        text = anyio.wrap_file(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8",
+                                                errors="replace"))
+        async with stdio_server(stdin=cast(Any, mended_lines(aiter(text)))) as (read, write):
             await server.run(read, write, server.create_initialization_options())
 
 

@@ -20,7 +20,7 @@ from mcp.types.version import MODERN_PROTOCOL_VERSIONS
 from bridge.http.openapi import RESPONSE_SCHEMAS
 from bridge.mcp import apps
 from bridge.mcp.host_form import ELICIT_KEY
-from bridge.mcp.odd_text import TEXT_FAULTS, argument_problems
+from bridge.mcp.odd_text import LINE_FAULTS, TEXT_FAULTS, argument_problems
 from bridge.mcp.url_mode import URL_KEY, ElicitUrl, url_capable
 from bridge.model.contract import AskResult, tool_input_schema
 from bridge.model.errors import error_body
@@ -89,7 +89,9 @@ class Toolset(Protocol):
 
     def tools(self) -> list[mt.Tool]: ...
 
-    async def call(self, name: str, arguments: dict[str, Any], progress: Progress) -> Any: ...
+    async def call(self, name: str, arguments: dict[str, Any], progress: Progress,
+                   faults: list[Problem]) -> Any:
+        """Run tool `name`; `faults` name text in `arguments` the SDK could not have parsed."""
 
 
 class Asker(Protocol):
@@ -248,11 +250,13 @@ def build_server(asker_for: Callable[[], Asker], name: str = "askbridge",
         async def progress(done: float, total: float, message: str) -> None:
             await ctx.session.report_progress(done, total, message)
 
+        # Text the SDK could not have parsed: refused by name, like the 422 (over HTTP the body's
+        # faults ride in the request's scope; over stdio, in the context of the line read).
+        faults = argument_problems(getattr(ctx.request, "scope", {}).get(TEXT_FAULTS)
+                                   or LINE_FAULTS.get())
         if extra and params.name in extra.names:
-            return await extra.call(params.name, dict(params.arguments or {}), progress)  # type: ignore[no-any-return]
-
-        faults = argument_problems(getattr(ctx.request, "scope", {}).get(TEXT_FAULTS, []))
-        if faults:  # text the SDK could not have parsed: refused by name, like the 422
+            return await extra.call(params.name, dict(params.arguments or {}), progress, faults)  # type: ignore[no-any-return]
+        if faults:
             return error_result(faults)
         try:
             outcome = await asker.ask(dict(params.arguments or {}), progress,

@@ -188,3 +188,24 @@ async def test_a_host_killed_mid_call_cancels_its_approval(tmp_path: Path) -> No
             await proc.wait()
         approval = await until(lambda: _ended(r, pending[0].id), timeout=15)
         assert approval.result.reason == "cancelled"
+
+
+async def test_a_lone_surrogate_in_an_approval_at_mcp_is_refused_by_name(tmp_path: Path) -> None:
+    """§16 at /mcp for the approval tools too: the text is refused by name, never approved
+    with U+FFFD in its place (the arguments a person approves are what the agent runs)."""
+    from tests.bridge.mcp_wire import call, headers, messages, open_session
+
+    async with running(make_config(tmp_path)) as r, r.http() as http:
+        sid = await open_session(http, AGENT_TOKEN)
+        results = []
+        for name, arguments in (("request_approval", {"action": "rm \ud83d -rf"}),
+                                ("approve_tool_use", {"tool_name": "Bash",
+                                                      "input": {"command": "rm \ud83d"}})):
+            response = await asyncio.wait_for(http.post(
+                "/mcp", headers=headers(AGENT_TOKEN, sid), content=call(name, arguments)), 15)
+            results.append(messages(response)[-1]["result"])
+        assert await r.bridge.store.pending_questions() == []
+    refused, denied = results
+    assert refused["isError"] is True and "action" in refused["content"][0]["text"]
+    assert "surrogate" in refused["content"][0]["text"]
+    assert json.loads(denied["content"][0]["text"])["behavior"] == "deny"

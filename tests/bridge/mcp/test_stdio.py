@@ -5,6 +5,7 @@ hosts of both revisions."""
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -143,3 +144,35 @@ async def test_stdio_with_an_sdk_2_host_of_either_revision(tmp_path: Path, mode:
             result = await call
     assert result.structured_content == EXPECTED
     assert "s left" in (updates[0] or "")
+
+
+async def test_stdio_lone_surrogate_is_a_tool_error_naming_the_field(tmp_path: Path) -> None:
+    """A host that cuts an emoji in half (JSON.stringify writes the lone half as `\\ud83d`)
+    gets the same refusal by name as at /mcp, not a call that never answers: the SDK's own
+    parser refuses such a line, so the call would otherwise wait forever."""
+    header = b'"\\ud83d"'
+    line = (b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"ask_user",'
+            b'"arguments":{"questions":[{"id":"a","header":' + header + b',"question":"Q?",'
+            b'"options":[{"label":"A"},{"label":"B"}]}]}}}\n')
+    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"}}}
+    async with running(make_config(tmp_path)) as r:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bridge", "mcp", stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE, cwd=Path(__file__).parents[3],
+            env={"ASKBRIDGE_URL": r.url, "ASKBRIDGE_TOKEN": AGENT_TOKEN, "PATH": "/usr/bin:/bin"})
+        assert proc.stdin is not None and proc.stdout is not None
+        try:
+            proc.stdin.write(json.dumps(init).encode() + b"\n")
+            await asyncio.wait_for(proc.stdout.readline(), 30)
+            proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n' + line)
+            await proc.stdin.drain()
+            answered = json.loads(await asyncio.wait_for(proc.stdout.readline(), 15))
+        finally:
+            proc.kill()
+            await proc.wait()
+        assert await r.bridge.store.pending_questions() == []
+    assert answered["id"] == 7 and answered["result"]["isError"] is True
+    assert "questions[0].header" in answered["result"]["content"][0]["text"]
+    assert "surrogate" in answered["result"]["content"][0]["text"]
