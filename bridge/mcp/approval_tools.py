@@ -44,9 +44,11 @@ WAITING_FOR_APPROVAL = N_(
 class Approver(Protocol):
     """How an approval tool reaches the approvals core: in-process (/mcp) or over HTTP."""
 
-    async def approve(self, body: dict[str, Any], progress: Progress) -> dict[str, Any]:
+    async def approve(self, body: dict[str, Any], progress: Progress,
+                      modern: bool = False) -> dict[str, Any]:
         """Request the approval, wait for the decision; the result as JSON. Raises
-        `InvalidRequest` for a bad request and `AskFailure` when it cannot be asked."""
+        `InvalidRequest` for a bad request and `AskFailure` when it cannot be asked. `modern`:
+        the host speaks 2026-07-28, where a broken stream is not a stop (it calls again)."""
         ...
 
 
@@ -101,12 +103,12 @@ def _text(text: str, error: bool = False) -> mt.CallToolResult:
 
 
 async def call(name: str, arguments: dict[str, Any], approver: Approver,
-               progress: Progress) -> mt.CallToolResult:
+               progress: Progress, modern: bool = False) -> mt.CallToolResult:
     """Run one approval tool call to its MCP result (always a whole `CallToolResult`, which
     every SDK version's server takes as it is)."""
     if name == REQUEST_APPROVAL:
         try:
-            result = await approver.approve(arguments, progress)
+            result = await approver.approve(arguments, progress, modern)
         except InvalidRequest as exc:
             return _invalid(exc.problems, REQUEST_APPROVAL)
         except AskFailure as exc:
@@ -120,7 +122,8 @@ async def call(name: str, arguments: dict[str, Any], approver: Approver,
                                  "tool's input object), as Claude Code's permission prompt "
                                  "does.")], APPROVE_TOOL_USE)
     try:
-        result = await approver.approve(approval_body(asked.tool_name, asked.input), progress)
+        result = await approver.approve(approval_body(asked.tool_name, asked.input), progress,
+                                        modern)
     except InvalidRequest as exc:  # e.g. arguments over the size limit: no one can approve it
         message = "; ".join(f"{p.loc}: {p.msg}" for p in exc.problems)
         return _text(json.dumps({"behavior": "deny", "message": "askbridge could not ask for "
@@ -148,9 +151,9 @@ class ApprovalTools:
         return list(_listed())
 
     async def call(self, name: str, arguments: dict[str, Any], progress: Progress,
-                   faults: list[Problem]) -> mt.CallToolResult:
+                   faults: list[Problem], modern: bool = False) -> mt.CallToolResult:
         return await call(name, arguments, _Refused(faults) if faults else self.approver,
-                          progress)
+                          progress, modern)
 
 
 class _Refused:
@@ -160,7 +163,8 @@ class _Refused:
     def __init__(self, problems: list[Problem]) -> None:
         self.problems = problems
 
-    async def approve(self, body: dict[str, Any], progress: Progress) -> dict[str, Any]:
+    async def approve(self, body: dict[str, Any], progress: Progress,
+                      modern: bool = False) -> dict[str, Any]:
         raise InvalidRequest(self.problems)
 
 

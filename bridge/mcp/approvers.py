@@ -10,14 +10,16 @@ import httpx
 
 from bridge.agent.client import AskClient, AskError, unreachable
 from bridge.core.approvals import Approvals
-from bridge.core.blocking_ask import approve_and_wait
+from bridge.core.blocking_ask import Outcome, approve_and_wait
 from bridge.mcp.approval_tools import waiting
 from bridge.mcp.tool import AskFailure, Progress
+from bridge.mcp.waits import Restarting, Waits
 from bridge.model.approval import ApprovalRequest, parse_approval_request
 from bridge.model.contract import DEFAULT_TIMEOUT, MAX_TIMEOUT, MIN_TIMEOUT
 from bridge.model.errors import NOT_AUTHORIZED, BridgeError
 from bridge.model.ids import SessionKey
 from bridge.model.validation import InvalidRequest, Problem, session_key
+from bridge.store.approval_records import ApprovalRecord
 
 
 def total_seconds(body: dict[str, Any]) -> int:
@@ -35,7 +37,9 @@ class HttpApprover:
         self.client = client
         self.interval = interval
 
-    async def approve(self, body: dict[str, Any], progress: Progress) -> dict[str, Any]:
+    async def approve(self, body: dict[str, Any], progress: Progress,
+                      modern: bool = False) -> dict[str, Any]:
+        """(`modern` does not apply: `askbridge mcp` is the host's child, its end the stop.)"""
         try:
             result = await waiting(self._approve(body), progress, self.interval,
                                    total_seconds(body))
@@ -57,27 +61,47 @@ class HttpApprover:
 
 
 class BrokerApprover:
-    """Approvals in-process, for the agent and session of the /mcp request; `gone` returns once
-    the caller has left (which cancels the approval, as for a question)."""
+    """Approvals in-process, for the agent and session of the /mcp request, waited for as an
+    `ask_user` call of the same revision waits: 2025-11-25, `gone` returns once the caller has
+    left (which cancels the approval); 2026-07-28, a broken stream is not a stop, and the
+    approval is cancelled once no call has waited on it for `[mcp] reattach_seconds` (`waits`;
+    the host's call again re-attaches to it)."""
 
     def __init__(self, approvals: Approvals, agent: str, session: str,
-                 gone: Callable[[], Awaitable[None]], interval: float) -> None:
+                 gone: Callable[[], Awaitable[None]], interval: float,
+                 waits: Waits | None = None) -> None:
         self.approvals = approvals
         self.agent = agent
         self.session = session
         self.gone = gone
         self.interval = interval
+        self.waits = waits
 
-    async def approve(self, body: dict[str, Any], progress: Progress) -> dict[str, Any]:
+    async def approve(self, body: dict[str, Any], progress: Progress,
+                      modern: bool = False) -> dict[str, Any]:
         request = parse_approval_request(body)
         session = session_key(self.session)  # a bad header is the same refusal as over /v1
-        return await waiting(self._decided(session, request), progress, self.interval,
+        return await waiting(self._decided(session, request, modern), progress, self.interval,
                              request.timeout_seconds)
 
-    async def _decided(self, session: SessionKey, request: ApprovalRequest) -> dict[str, Any]:
+    async def _stateless(self, session: SessionKey, request: ApprovalRequest,
+                         waits: Waits) -> tuple[Outcome, ApprovalRecord]:
+        approval = await self.approvals.request(self.agent, session, request)
+        if approval.pending:
+            try:
+                await waits.stateless_era(await self.approvals.broker.get(approval.id))
+            except Restarting:
+                return "restarting", approval
+        return "ended", await self.approvals.get(approval.id)
+
+    async def _decided(self, session: SessionKey, request: ApprovalRequest,
+                       modern: bool) -> dict[str, Any]:
         try:
-            outcome, approval = await approve_and_wait(self.approvals, self.agent, session,
-                                                       request, self.gone)
+            if modern and self.waits is not None:
+                outcome, approval = await self._stateless(session, request, self.waits)
+            else:
+                outcome, approval = await approve_and_wait(self.approvals, self.agent, session,
+                                                           request, self.gone)
             if outcome == "restarting":
                 raise AskFailure(f"askbridge is restarting; approval {approval.id} stays "
                                  "pending. Call request_approval again with the same request "

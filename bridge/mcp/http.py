@@ -110,8 +110,9 @@ def mcp_mount(
     # Stateful sessions, so that a client's notifications/cancelled reaches the waiting call.
     # The SDK's one cap for everyone is off: each agent has its own (AgentSessions).
     def approval_tools() -> ApprovalTools:
-        """The approval tools for the agent and session of this request; the approval is
-        cancelled once the request's stream has been closed for `grace` seconds."""
+        """The approval tools for the agent and session of this request; a 2025-11-25 call's
+        approval is cancelled once its stream has been closed for `grace` seconds, a
+        2026-07-28 call's as its questions are (`waits`)."""
         agent, session = _current.get()
         closed = _closed.get()
         assert approvals is not None
@@ -120,7 +121,7 @@ def mcp_mount(
             await closed.wait()
             await asyncio.sleep(grace)
 
-        return ApprovalTools(BrokerApprover(approvals, agent, session, gone, interval))
+        return ApprovalTools(BrokerApprover(approvals, agent, session, gone, interval, waits))
 
     server = build_server(asker_for, more=approval_tools if approvals else None)
     # The retry's requestState is sealed with the shared key and bound to the agent: any

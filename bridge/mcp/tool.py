@@ -90,8 +90,9 @@ class Toolset(Protocol):
     def tools(self) -> list[mt.Tool]: ...
 
     async def call(self, name: str, arguments: dict[str, Any], progress: Progress,
-                   faults: list[Problem]) -> Any:
-        """Run tool `name`; `faults` name text in `arguments` the SDK could not have parsed."""
+                   faults: list[Problem], modern: bool) -> Any:
+        """Run tool `name`; `faults` name text in `arguments` the SDK could not have parsed;
+        `modern`: a 2026-07-28 call (a broken stream is not a stop)."""
 
 
 class Asker(Protocol):
@@ -255,7 +256,8 @@ def build_server(asker_for: Callable[[], Asker], name: str = "askbridge",
         faults = argument_problems(getattr(ctx.request, "scope", {}).get(TEXT_FAULTS)
                                    or LINE_FAULTS.get())
         if extra and params.name in extra.names:
-            return await extra.call(params.name, dict(params.arguments or {}), progress, faults)  # type: ignore[no-any-return]
+            return await extra.call(params.name, dict(params.arguments or {}), progress, faults,  # type: ignore[no-any-return]
+                                    ctx.protocol_version in MODERN_PROTOCOL_VERSIONS)
         if faults:
             return error_result(faults)
         try:

@@ -65,3 +65,38 @@ async def test_a_form_out_with_the_host_keeps_the_question_open(tmp_path: Path) 
 async def _ended(r: Running) -> Any:
     record = await only(r)
     return None if record.pending else record
+
+
+GO = {"action": "Deploy web to production", "tool": "deploy", "arguments": {"env": "production"}}
+
+
+async def test_an_approval_waits_for_the_host_to_call_again_like_a_question(
+        tmp_path: Path) -> None:
+    """`request_approval` at 2026-07-28 as `ask_user`: the broken stream is not a stop, the
+    call again re-attaches to the same approval (nobody is asked twice) and returns its
+    decision; with no call waiting for `reattach_seconds` it is cancelled."""
+    async with running(config(tmp_path)) as r, new_host(f"{r.url}/mcp") as host:
+        with pytest.raises(MCPError):
+            await host.call_tool("request_approval", GO, read_timeout_seconds=0.5)
+        call = asyncio.create_task(host.call_tool("request_approval", GO))
+        await asyncio.sleep(3 * REATTACH)
+        first = await only(r)
+        assert first.pending
+        await answer_remotely(r, "approve")
+        result = await call
+        assert answer(result)["status"] == "approved"
+        assert [q.id for q in await r.bridge.store.timeline(
+            "assistant", "mcp")] == [first.id]  # type: ignore[arg-type]
+
+        with pytest.raises(MCPError):
+            await host.call_tool("request_approval", {**GO, "arguments": {"env": "staging"}},
+                                 read_timeout_seconds=0.5)
+        line = await r.bridge.store.timeline("assistant", "mcp")  # type: ignore[arg-type]
+        assert line[0].pending
+        approval = await until(lambda: _approval_ended(r, line[0].id), timeout=10)
+    assert approval.result.to_json() == {"status": "no_answer", "reason": "cancelled"}
+
+
+async def _approval_ended(r: Running, approval_id: Any) -> Any:
+    approval = await r.bridge.approvals.get(approval_id)
+    return None if approval.pending else approval
